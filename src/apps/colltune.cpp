@@ -1,0 +1,50 @@
+// colltune: one binary, one subcommand per job. main is the only catch site (DESIGN.md 6).
+
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "apps/run_command.hpp"
+#include "apps/run_context.hpp"
+#include "comm/mpi_world.hpp"
+#include "core/errors.hpp"
+
+namespace {
+
+constexpr const char* kUsage = R"(colltune: benchmark and tune collective communication
+
+usage: colltune run [options]     measure collectives on the launched ranks (see run --help)
+       colltune --version
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace colltune;
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  try {
+    if (args.empty() || args[0] == "-h" || args[0] == "--help") {
+      if (launcher_rank() == 0) std::fputs(kUsage, args.empty() ? stderr : stdout);
+      return args.empty() ? 2 : 0;
+    }
+    if (args[0] == "--version") {
+      std::printf("colltune %s (%s)\n", COLLTUNE_VERSION, COLLTUNE_GIT_REVISION);
+      return 0;
+    }
+    if (args[0] == "run") {
+      return run_command(&argc, &argv, std::vector<std::string>(args.begin() + 1, args.end()));
+    }
+    throw ConfigError("command: '" + args[0] + "' is not a colltune command; allowed: run");
+  } catch (const ConfigError& e) {
+    // Every rank sees the same bad input; one line from rank 0, and a clean exit everywhere.
+    if (MpiWorld::active()) MpiWorld::finalize();
+    if (launcher_rank() == 0) std::fprintf(stderr, "colltune: error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "colltune: %s: %s\n", launcher_rank_text().c_str(), e.what());
+    std::fflush(stderr);
+    if (MpiWorld::active()) MpiWorld::abort(1);
+    return 1;
+  }
+}

@@ -1,0 +1,91 @@
+#include "apps/run_command.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <memory>
+
+#include "apps/run_context.hpp"
+#include "backends/registry.hpp"
+#include "core/errors.hpp"
+#include "report/console_reporter.hpp"
+#include "report/jsonl_reporter.hpp"
+#include "runner/measure.hpp"
+#include "runner/plan.hpp"
+#include "runner/run_options.hpp"
+#include "runner/watchdog.hpp"
+
+namespace colltune {
+namespace {
+
+constexpr int kExitWrong = 7;  // nccl-tests' exit code for wrong results
+constexpr int kExitTimeout = 4;
+
+std::string describe(const Collective& c, int nranks) {
+  return fmt::format("{} {} {} of {} B {}", name(c.kind), name(c.dtype), name(c.op),
+                     op_bytes(c, nranks), c.in_place ? "in-place" : "out-of-place");
+}
+
+}  // namespace
+
+int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
+  const RunOptions options = parse_run_options(args);
+  if (options.help) {
+    if (launcher_rank() == 0) std::fputs(run_help().c_str(), stdout);
+    return 0;
+  }
+  const auto backends = built_backends();
+  if (std::find(backends.begin(), backends.end(), options.backend) == backends.end()) {
+    throw ConfigError(fmt::format("--backend: '{}' is not built into this colltune; allowed: {}",
+                                  options.backend, fmt::join(backends, " ")));
+  }
+
+  MpiWorld world(argc, argv);
+  check_against_world(options, world.size());
+  const auto plan = plan_run(options, world.size());
+
+  std::vector<std::unique_ptr<Reporter>> reporters;
+  std::string json_error;
+  if (world.rank() == 0) {
+    reporters.push_back(std::make_unique<ConsoleReporter>(stdout));
+    if (!options.json_path.empty()) {
+      auto jsonl = std::make_unique<JsonlReporter>(options.json_path);
+      json_error = jsonl->open_error();
+      if (json_error.empty()) reporters.push_back(std::move(jsonl));
+    }
+  }
+  // Only rank 0 writes, so every rank must hear whether it can before anything is measured.
+  if (world.sum_over_ranks(json_error.empty() ? 0 : 1) > 0) throw ConfigError(json_error);
+
+  auto comm = make_communicator(options.backend, world);
+  const RunContext context =
+      gather_context(world, *comm, options, std::vector<std::string>(*argv, *argv + *argc));
+  for (auto& r : reporters) r->begin(context);
+
+  const double timeout_seconds = options.timeout_seconds;
+  Watchdog watchdog([&](const std::string& what) {
+    std::fprintf(stderr,
+                 "colltune: rank %d on %s: %s did not finish within %g s (--timeout); aborting "
+                 "the job\n",
+                 world.rank(), world.host().c_str(), what.c_str(), timeout_seconds);
+    std::fflush(stderr);
+    MpiWorld::abort(kExitTimeout);
+  });
+  std::uint64_t wrong = 0;
+  RunPolicy policy = options.policy;
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    const Collective& c = plan[i];
+    // The test-only hang hits the last op, so tests can see that finished records survive.
+    policy.hang_rank = i + 1 == plan.size() ? options.policy.hang_rank : -1;
+    watchdog.arm(options.policy.sync_timeout, describe(c, world.size()));
+    const Measurement m = measure(*comm, world, c, policy);
+    watchdog.disarm();
+    for (auto& r : reporters) r->add(m);
+    wrong += m.wrong.value_or(0);
+  }
+  for (auto& r : reporters) r->end();
+  return wrong > 0 ? kExitWrong : 0;
+}
+
+}  // namespace colltune

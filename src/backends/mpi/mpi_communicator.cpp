@@ -1,0 +1,273 @@
+#include "backends/mpi/mpi_communicator.hpp"
+
+#include <mpi.h>
+
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <fmt/format.h>
+#include <vector>
+
+#include "core/errors.hpp"
+#include "core/validation.hpp"
+
+#define COLLTUNE_MPI_CHECK(call)                                                     \
+  do {                                                                               \
+    const int colltune_rc = (call);                                                  \
+    if (colltune_rc != MPI_SUCCESS) ::colltune::throw_mpi_error(colltune_rc, #call); \
+  } while (0)
+
+namespace colltune {
+
+[[noreturn]] void throw_mpi_error(int rc, const char* call) {
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(rc, text, &length);
+  throw MpiError(fmt::format("{} failed: {}", call, std::string(text, length)));
+}
+
+namespace {
+
+constexpr int kTag = 17;
+constexpr int kAckTag = 18;
+
+MPI_Datatype mpi_type(DType dtype) {
+  switch (dtype) {
+    case DType::kInt8:
+      return MPI_INT8_T;
+    case DType::kUint8:
+      return MPI_UINT8_T;
+    case DType::kInt32:
+      return MPI_INT32_T;
+    case DType::kUint32:
+      return MPI_UINT32_T;
+    case DType::kInt64:
+      return MPI_INT64_T;
+    case DType::kUint64:
+      return MPI_UINT64_T;
+    case DType::kFloat:
+      return MPI_FLOAT;
+    case DType::kDouble:
+      return MPI_DOUBLE;
+  }
+  return MPI_BYTE;
+}
+
+MPI_Op mpi_op(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::kSum:
+      return MPI_SUM;
+    case ReduceOp::kProd:
+      return MPI_PROD;
+    case ReduceOp::kMax:
+      return MPI_MAX;
+    case ReduceOp::kMin:
+      return MPI_MIN;
+    case ReduceOp::kNone:
+      break;
+  }
+  return MPI_OP_NULL;
+}
+
+struct AlignedFree {
+  void operator()(void* p) const { std::free(p); }
+};
+using HostMemory = std::unique_ptr<void, AlignedFree>;
+
+HostMemory allocate_host(std::size_t bytes) {
+  constexpr std::size_t kPage = 4096;
+  const std::size_t rounded = (bytes + kPage - 1) / kPage * kPage;
+  void* p = std::aligned_alloc(kPage, rounded == 0 ? kPage : rounded);
+  if (p == nullptr) throw std::runtime_error(fmt::format("out of host memory for {} bytes", bytes));
+  std::memset(p, 0, rounded == 0 ? kPage : rounded);  // fault pages in before any timing
+  return HostMemory(p);
+}
+
+class HostBuffers : public Buffers {
+ public:
+  struct Set {
+    HostMemory send, recv;
+  };
+  std::vector<Set> sets;
+  std::size_t next = 0;
+};
+
+}  // namespace
+
+struct MpiCommunicator::Impl {
+  MPI_Comm comm = MPI_COMM_NULL;
+  std::vector<MPI_Request> requests;
+  int ack = 0;
+};
+
+MpiCommunicator::MpiCommunicator(const MpiWorld& world)
+    : impl_(std::make_unique<Impl>()), rank_(world.rank()), size_(world.size()) {
+  COLLTUNE_MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &impl_->comm));
+  MPI_Comm_set_errhandler(impl_->comm, MPI_ERRORS_RETURN);
+}
+
+MpiCommunicator::~MpiCommunicator() {
+  // Freeing is collective; while an exception unwinds the job is about to be aborted instead.
+  if (impl_->comm != MPI_COMM_NULL && std::uncaught_exceptions() == 0) MPI_Comm_free(&impl_->comm);
+}
+
+std::map<std::string, std::string> MpiCommunicator::library_versions() const {
+  return {{"mpi", MpiWorld::library_version()}};
+}
+
+std::optional<std::string> MpiCommunicator::unsupported(const Collective& c) const {
+  if (is_point_to_point(c.kind)) {
+    if (size_ % 2 != 0) return "point-to-point needs an even number of ranks (pairs r, r+n/2)";
+    if (c.in_place) return "point-to-point has no in-place form";
+  }
+  const BufferCounts counts = buffer_counts(c, size_);
+  if (std::max(counts.send, counts.recv) > static_cast<std::size_t>(INT_MAX)) {
+    return "the element count exceeds MPI's int count";
+  }
+  return std::nullopt;
+}
+
+std::unique_ptr<Buffers> MpiCommunicator::allocate(const Collective& c, std::size_t sets) {
+  const BufferCounts counts = buffer_counts(c, size_);
+  const std::size_t elem = element_bytes(c.dtype);
+  auto buffers = std::make_unique<HostBuffers>();
+  for (std::size_t i = 0; i < std::max<std::size_t>(sets, 1); ++i) {
+    HostBuffers::Set set;
+    if (counts.send > 0) set.send = allocate_host(counts.send * elem);
+    set.recv = allocate_host(counts.recv * elem);
+    buffers->sets.push_back(std::move(set));
+  }
+  return buffers;
+}
+
+void MpiCommunicator::launch(const Collective& c, Buffers& buffers, int n) {
+  auto& host = static_cast<HostBuffers&>(buffers);
+  for (int i = 0; i < n; ++i) {
+    auto& set = host.sets[host.next];
+    host.next = (host.next + 1) % host.sets.size();
+    run_one(c, set.send.get(), set.recv.get());
+  }
+}
+
+void MpiCommunicator::run_one(const Collective& c, void* send, void* recv) {
+  const MPI_Comm comm = impl_->comm;
+  const MPI_Datatype type = mpi_type(c.dtype);
+  const MPI_Op op = mpi_op(c.op);
+  const int count = static_cast<int>(c.count);
+  const bool in_place = c.in_place;
+  const void* src = in_place ? MPI_IN_PLACE : send;
+  switch (c.kind) {
+    case CollKind::kAllreduce:
+      COLLTUNE_MPI_CHECK(MPI_Allreduce(src, recv, count, type, op, comm));
+      return;
+    case CollKind::kReduce:
+      if (in_place && rank_ != c.root) src = recv;
+      COLLTUNE_MPI_CHECK(MPI_Reduce(src, recv, count, type, op, c.root, comm));
+      return;
+    case CollKind::kReduceScatter:
+      COLLTUNE_MPI_CHECK(MPI_Reduce_scatter_block(src, recv, count, type, op, comm));
+      return;
+    case CollKind::kAllgather:
+      COLLTUNE_MPI_CHECK(MPI_Allgather(src, in_place ? 0 : count, in_place ? MPI_DATATYPE_NULL : type,
+                                       recv, count, type, comm));
+      return;
+    case CollKind::kAlltoall:
+      COLLTUNE_MPI_CHECK(MPI_Alltoall(src, in_place ? 0 : count, in_place ? MPI_DATATYPE_NULL : type,
+                                      recv, count, type, comm));
+      return;
+    case CollKind::kBroadcast:
+      // MPI_Bcast has one buffer; out of place the root sends from its own input buffer.
+      COLLTUNE_MPI_CHECK(
+          MPI_Bcast(!in_place && rank_ == c.root ? send : recv, count, type, c.root, comm));
+      return;
+    case CollKind::kSendrecv: {
+      const int right = (rank_ + 1) % size_;
+      const int left = (rank_ + size_ - 1) % size_;
+      if (in_place) {
+        COLLTUNE_MPI_CHECK(MPI_Sendrecv_replace(recv, count, type, right, kTag, left, kTag, comm,
+                                                MPI_STATUS_IGNORE));
+      } else {
+        COLLTUNE_MPI_CHECK(MPI_Sendrecv(send, count, type, right, kTag, recv, count, type, left,
+                                        kTag, comm, MPI_STATUS_IGNORE));
+      }
+      return;
+    }
+    case CollKind::kPingpong:
+    case CollKind::kUniBw:
+    case CollKind::kBiBw:
+      run_p2p(c, send, recv);
+      return;
+  }
+}
+
+void MpiCommunicator::run_p2p(const Collective& c, void* send, void* recv) {
+  const MPI_Comm comm = impl_->comm;
+  const MPI_Datatype type = mpi_type(c.dtype);
+  const int count = static_cast<int>(c.count);
+  const int peer = p2p_peer(rank_, size_);
+  const bool initiator = rank_ < size_ / 2;
+  if (c.kind == CollKind::kPingpong) {
+    if (initiator) {
+      COLLTUNE_MPI_CHECK(MPI_Send(send, count, type, peer, kTag, comm));
+      COLLTUNE_MPI_CHECK(MPI_Recv(recv, count, type, peer, kTag, comm, MPI_STATUS_IGNORE));
+    } else {
+      COLLTUNE_MPI_CHECK(MPI_Recv(recv, count, type, peer, kTag, comm, MPI_STATUS_IGNORE));
+      COLLTUNE_MPI_CHECK(MPI_Send(send, count, type, peer, kTag, comm));
+    }
+    return;
+  }
+  auto& requests = impl_->requests;
+  requests.assign(static_cast<std::size_t>(2 * c.window), MPI_REQUEST_NULL);
+  const bool receives = c.kind == CollKind::kBiBw || !initiator;
+  const bool sends = c.kind == CollKind::kBiBw || initiator;
+  // Receives first, as OSU does, so no message arrives unexpected.
+  for (int w = 0; receives && w < c.window; ++w) {
+    COLLTUNE_MPI_CHECK(MPI_Irecv(recv, count, type, peer, kTag, comm, &requests[w]));
+  }
+  for (int w = 0; sends && w < c.window; ++w) {
+    COLLTUNE_MPI_CHECK(
+        MPI_Isend(send, count, type, peer, kTag, comm, &requests[c.window + w]));
+  }
+  COLLTUNE_MPI_CHECK(
+      MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE));
+  if (c.kind == CollKind::kUniBw) {
+    // The window ends when the receiver has everything, not when the sends are buffered.
+    if (initiator) {
+      COLLTUNE_MPI_CHECK(
+          MPI_Recv(&impl_->ack, 1, MPI_INT, peer, kAckTag, comm, MPI_STATUS_IGNORE));
+    } else {
+      COLLTUNE_MPI_CHECK(MPI_Send(&impl_->ack, 1, MPI_INT, peer, kAckTag, comm));
+    }
+  }
+}
+
+std::unique_ptr<Timer> MpiCommunicator::timer() {
+  class WtimeTimer : public Timer {
+   public:
+    void start() override { start_ = MPI_Wtime(); }
+    double stop_seconds() override { return MPI_Wtime() - start_; }
+
+   private:
+    double start_ = 0;
+  };
+  return std::make_unique<WtimeTimer>();
+}
+
+void MpiCommunicator::fill(const Collective& c, Buffers& buffers, const Pattern& p) {
+  auto& host = static_cast<HostBuffers&>(buffers);
+  fill_for(c, size_, rank_, p, host.sets[0].send.get(), host.sets[0].recv.get());
+  host.next = 0;
+}
+
+std::uint64_t MpiCommunicator::check(const Collective& c, Buffers& buffers, const Pattern& p,
+                                     bool corrupt_one) {
+  auto& host = static_cast<HostBuffers&>(buffers);
+  void* recv = host.sets[0].recv.get();
+  // The corrupting rank must be one whose output is checked.
+  const int corrupt_rank = c.kind == CollKind::kReduce ? c.root : size_ - 1;
+  if (corrupt_one && rank_ == corrupt_rank && c.count > 0) static_cast<unsigned char*>(recv)[0] ^= 1;
+  return count_wrong_for(c, size_, rank_, p, recv);
+}
+
+}  // namespace colltune

@@ -1,0 +1,35 @@
+#pragma once
+// The MPI backend: host buffers, blocking MPI collectives, MPI_Wtime.
+
+#include "comm/communicator.hpp"
+#include "comm/mpi_world.hpp"
+
+namespace colltune {
+
+class MpiCommunicator : public Communicator {
+ public:
+  // Duplicates MPI_COMM_WORLD so measured traffic never mixes with the runner's own.
+  explicit MpiCommunicator(const MpiWorld& world);
+  ~MpiCommunicator() override;
+
+  std::string backend() const override { return "mpi"; }
+  std::map<std::string, std::string> library_versions() const override;
+  std::optional<std::string> unsupported(const Collective& c) const override;
+  std::unique_ptr<Buffers> allocate(const Collective& c, std::size_t sets) override;
+  void launch(const Collective& c, Buffers& buffers, int n) override;
+  void synchronize(std::chrono::milliseconds) override {}  // MPI calls here are blocking
+  std::unique_ptr<Timer> timer() override;
+  void fill(const Collective& c, Buffers& buffers, const Pattern& p) override;
+  std::uint64_t check(const Collective& c, Buffers& buffers, const Pattern& p,
+                      bool corrupt_one) override;
+
+ private:
+  struct Impl;
+  void run_one(const Collective& c, void* send, void* recv);
+  void run_p2p(const Collective& c, void* send, void* recv);
+  std::unique_ptr<Impl> impl_;  // holds the MPI_Comm, so this header needs no mpi.h
+  int rank_ = 0;
+  int size_ = 1;
+};
+
+}  // namespace colltune

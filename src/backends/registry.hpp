@@ -1,0 +1,20 @@
+#pragma once
+// Backend name -> Communicator; the only place that knows which backends were built.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "comm/communicator.hpp"
+#include "comm/mpi_world.hpp"
+
+namespace colltune {
+
+// Names accepted by --backend in this build.
+std::vector<std::string> built_backends();
+
+// A communicator over all ranks of `world`; every rank calls it. Throws ConfigError for a name
+// this build lacks.
+std::unique_ptr<Communicator> make_communicator(const std::string& backend, MpiWorld& world);
+
+}  // namespace colltune

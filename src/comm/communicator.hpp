@@ -1,0 +1,55 @@
+#pragma once
+// The one interface every backend implements (DESIGN.md section 2).
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "core/collective.hpp"
+#include "core/pattern.hpp"
+
+namespace colltune {
+
+// Memory for one Collective, owned by the backend that allocated it (RAII).
+class Buffers {
+ public:
+  virtual ~Buffers() = default;
+};
+
+// Wall time of a stretch of launches as the backend sees it (MPI_Wtime, CUDA events).
+class Timer {
+ public:
+  virtual ~Timer() = default;
+  virtual void start() = 0;
+  virtual double stop_seconds() = 0;  // seconds since start(), after the work has completed
+};
+
+class Communicator {
+ public:
+  virtual ~Communicator() = default;
+
+  virtual std::string backend() const = 0;
+  // Library name -> version text, for the run context. Called on every rank.
+  virtual std::map<std::string, std::string> library_versions() const = 0;
+  // Why `c` cannot run here (a skip, not an error), or nullopt.
+  virtual std::optional<std::string> unsupported(const Collective& c) const = 0;
+  // `sets` buffer sets, rotated through by launch() so a set is cold when used again.
+  virtual std::unique_ptr<Buffers> allocate(const Collective& c, std::size_t sets) = 0;
+  // Issues `n` ops back to back, each on the next buffer set. All ranks call it.
+  virtual void launch(const Collective& c, Buffers& buffers, int n) = 0;
+  // Waits for launched work; throws TimeoutError past `timeout`.
+  virtual void synchronize(std::chrono::milliseconds timeout) = 0;
+  virtual std::unique_ptr<Timer> timer() = 0;
+  // Writes the inputs into the first buffer set and makes it the next one launch() uses.
+  virtual void fill(const Collective& c, Buffers& buffers, const Pattern& p) = 0;
+  // Wrong elements of this rank's output in the first set. `corrupt_one` flips one output
+  // element first (test-only: proves the check can fail).
+  virtual std::uint64_t check(const Collective& c, Buffers& buffers, const Pattern& p,
+                              bool corrupt_one) = 0;
+};
+
+}  // namespace colltune

@@ -1,0 +1,111 @@
+#include "comm/mpi_world.hpp"
+
+#include <mpi.h>
+
+#include <cstdlib>
+#include <exception>
+#include <fmt/format.h>
+
+#include "core/errors.hpp"
+
+namespace colltune {
+namespace {
+
+void check_mpi(int rc, const char* call) {
+  if (rc == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(rc, text, &length);
+  throw MpiError(fmt::format("{} failed: {}", call, std::string(text, length)));
+}
+
+}  // namespace
+
+MpiWorld::MpiWorld(int* argc, char*** argv) {
+  int provided = 0;
+  // FUNNELED: only the main thread calls MPI; the watchdog thread only ever calls MPI_Abort.
+  check_mpi(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  check_mpi(MPI_Comm_rank(MPI_COMM_WORLD, &rank_), "MPI_Comm_rank");
+  check_mpi(MPI_Comm_size(MPI_COMM_WORLD, &size_), "MPI_Comm_size");
+  MPI_Comm local = MPI_COMM_NULL;
+  check_mpi(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &local),
+            "MPI_Comm_split_type");
+  MPI_Comm_rank(local, &local_rank_);
+  MPI_Comm_free(&local);
+  char name[MPI_MAX_PROCESSOR_NAME];
+  int length = 0;
+  MPI_Get_processor_name(name, &length);
+  host_.assign(name, static_cast<std::size_t>(length));
+}
+
+MpiWorld::~MpiWorld() {
+  if (std::uncaught_exceptions() == 0) MPI_Finalize();
+}
+
+void MpiWorld::finalize() { MPI_Finalize(); }
+
+bool MpiWorld::active() {
+  int initialized = 0;
+  int finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  return initialized != 0 && finalized == 0;
+}
+
+void MpiWorld::barrier() const { check_mpi(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier"); }
+
+std::vector<std::string> MpiWorld::all_gather(const std::string& mine) const {
+  const int my_length = static_cast<int>(mine.size());
+  std::vector<int> lengths(static_cast<std::size_t>(size_));
+  check_mpi(MPI_Allgather(&my_length, 1, MPI_INT, lengths.data(), 1, MPI_INT, MPI_COMM_WORLD),
+            "MPI_Allgather");
+  std::vector<int> displs(lengths.size());
+  int total = 0;
+  for (std::size_t i = 0; i < lengths.size(); ++i) {
+    displs[i] = total;
+    total += lengths[i];
+  }
+  std::string joined(static_cast<std::size_t>(total), '\0');
+  check_mpi(MPI_Allgatherv(mine.data(), my_length, MPI_CHAR, joined.data(), lengths.data(),
+                           displs.data(), MPI_CHAR, MPI_COMM_WORLD),
+            "MPI_Allgatherv");
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < lengths.size(); ++i) {
+    out.push_back(joined.substr(static_cast<std::size_t>(displs[i]),
+                                static_cast<std::size_t>(lengths[i])));
+  }
+  return out;
+}
+
+std::uint64_t MpiWorld::sum_over_ranks(std::uint64_t mine) const {
+  std::uint64_t total = 0;
+  check_mpi(MPI_Allreduce(&mine, &total, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD),
+            "MPI_Allreduce");
+  return total;
+}
+
+void MpiWorld::max_over_ranks(std::vector<double>& values) const {
+  check_mpi(MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()),
+                          MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD),
+            "MPI_Allreduce");
+}
+
+std::string MpiWorld::library_version() {
+  char text[MPI_MAX_LIBRARY_VERSION_STRING];
+  int length = 0;
+  MPI_Get_library_version(text, &length);
+  std::string version(text, static_cast<std::size_t>(length));
+  while (!version.empty() && (version.back() == '\n' || version.back() == '\0')) version.pop_back();
+  for (char& ch : version) {
+    if (ch == '\n') ch = ' ';
+  }
+  return version;
+}
+
+void MpiWorld::abort(int code) {
+  MPI_Abort(MPI_COMM_WORLD, code);
+  std::_Exit(code);  // MPI_Abort does not return; this keeps the promise if it ever did
+}
+
+}  // namespace colltune

@@ -1,0 +1,48 @@
+#pragma once
+// MPI bootstrap and the few world-wide operations the runner needs; mpi.h stays in the .cpp.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace colltune {
+
+class MpiWorld {
+ public:
+  // Calls MPI_Init_thread; the one MpiWorld of a process lives for the whole run. The destructor
+  // finalizes only on a normal exit: while an exception unwinds, peers may sit in a collective,
+  // so the catch site aborts the job instead.
+  MpiWorld(int* argc, char*** argv);
+  ~MpiWorld();
+  MpiWorld(const MpiWorld&) = delete;
+  MpiWorld& operator=(const MpiWorld&) = delete;
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  int local_rank() const { return local_rank_; }
+  const std::string& host() const { return host_; }
+
+  // Collective calls: every rank calls them in the same order.
+  void barrier() const;
+  std::vector<std::string> all_gather(const std::string& mine) const;
+  std::uint64_t sum_over_ranks(std::uint64_t mine) const;
+  // Element-wise maximum over ranks, in place; every rank passes the same length.
+  void max_over_ranks(std::vector<double>& values) const;
+
+  // MPI_Get_library_version, one line.
+  static std::string library_version();
+  // Ends every rank of the job with `code`; used when a rank cannot go on.
+  [[noreturn]] static void abort(int code);
+  // True between MPI_Init and MPI_Finalize.
+  static bool active();
+  // MPI_Finalize after an error every rank saw alike (bad input), so all exit cleanly.
+  static void finalize();
+
+ private:
+  int rank_ = 0;
+  int size_ = 1;
+  int local_rank_ = 0;
+  std::string host_;
+};
+
+}  // namespace colltune

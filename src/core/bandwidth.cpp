@@ -1,0 +1,39 @@
+#include "core/bandwidth.hpp"
+
+namespace colltune {
+
+double bus_factor(CollKind kind, int nranks) {
+  const double n = nranks;
+  switch (kind) {
+    case CollKind::kAllreduce:
+      return 2.0 * (n - 1) / n;
+    case CollKind::kAllgather:
+    case CollKind::kReduceScatter:
+    case CollKind::kAlltoall:
+      return (n - 1) / n;
+    default:
+      return 1.0;
+  }
+}
+
+double algbw_bytes(const Collective& c, int nranks) {
+  const auto bytes = static_cast<double>(op_bytes(c, nranks));
+  switch (c.kind) {
+    case CollKind::kUniBw:
+      return bytes * c.window;
+    case CollKind::kBiBw:
+      return 2.0 * bytes * c.window;
+    default:
+      return bytes;
+  }
+}
+
+Bandwidth bandwidth(const Collective& c, int nranks, double op_seconds) {
+  Bandwidth bw;
+  if (op_seconds <= 0) return bw;
+  bw.algbw_gbps = algbw_bytes(c, nranks) / op_seconds / 1e9;
+  bw.busbw_gbps = bw.algbw_gbps * bus_factor(c.kind, nranks);
+  return bw;
+}
+
+}  // namespace colltune

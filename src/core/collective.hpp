@@ -1,0 +1,68 @@
+#pragma once
+// What to run, as plain values: kinds, element types, reduction ops and their names.
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace colltune {
+
+enum class CollKind {
+  kAllreduce,
+  kAlltoall,
+  kAllgather,
+  kReduceScatter,
+  kBroadcast,
+  kReduce,
+  kSendrecv,
+  kPingpong,  // half round trip between rank pairs (OSU latency)
+  kUniBw,     // window of non-blocking sends, one ack (OSU bw)
+  kBiBw,      // windows both ways at once (OSU bibw)
+};
+
+enum class DType { kInt8, kUint8, kInt32, kUint32, kInt64, kUint64, kFloat, kDouble };
+
+enum class ReduceOp { kSum, kProd, kMax, kMin, kNone };
+
+// One operation to measure. `count` is the element count in nccl-tests' sense: the whole buffer
+// for allreduce/broadcast/reduce/sendrecv and point-to-point, per peer for allgather,
+// reduce_scatter and alltoall.
+struct Collective {
+  CollKind kind = CollKind::kAllreduce;
+  DType dtype = DType::kFloat;
+  ReduceOp op = ReduceOp::kSum;
+  std::size_t count = 0;
+  bool in_place = false;
+  int root = 0;
+  int window = 64;  // messages in flight per op for kUniBw/kBiBw
+};
+
+const std::vector<CollKind>& all_coll_kinds();
+const std::vector<DType>& all_dtypes();
+const std::vector<ReduceOp>& all_reduce_ops();  // without kNone
+
+std::string_view name(CollKind kind);
+std::string_view name(DType dtype);
+std::string_view name(ReduceOp op);
+std::optional<CollKind> parse_coll_kind(std::string_view text);
+std::optional<DType> parse_dtype(std::string_view text);
+std::optional<ReduceOp> parse_reduce_op(std::string_view text);
+
+std::size_t element_bytes(DType dtype);
+bool is_signed(DType dtype);
+bool is_floating(DType dtype);
+bool is_reduction(CollKind kind);      // takes a ReduceOp
+bool is_point_to_point(CollKind kind);  // between rank pairs, needs an even rank count
+bool has_root(CollKind kind);
+
+// How many `count`-sized blocks the nccl-tests byte count of `kind` spans: nranks for
+// allgather, reduce_scatter and alltoall, else 1.
+std::size_t blocks_per_op(CollKind kind, int nranks);
+
+// Bytes of one op in nccl-tests' convention (the "size" column).
+std::size_t op_bytes(const Collective& c, int nranks);
+
+}  // namespace colltune

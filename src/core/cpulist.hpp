@@ -1,0 +1,12 @@
+#pragma once
+// CPU sets as Linux cpulists ("0-3,8"), the form taskset and /proc use.
+
+#include <string>
+#include <vector>
+
+namespace colltune {
+
+// `cpus` in any order, duplicates allowed; "" for an empty set.
+std::string format_cpulist(std::vector<int> cpus);
+
+}  // namespace colltune

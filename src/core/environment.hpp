@@ -1,0 +1,17 @@
+#pragma once
+// Which environment variables a record may keep (DESIGN.md section 3).
+
+#include <map>
+#include <string>
+#include <string_view>
+
+namespace colltune {
+
+// NCCL_*, OMPI_*, PMIX_MCA_*, UCX_*, CUDA_*, COLLTUNE_* pass; values of names containing KEY,
+// TOKEN, SECRET or PASSWORD (any case) become "<redacted>"; everything else is dropped.
+std::map<std::string, std::string> allowed_environment(const char* const* envp);
+
+bool is_recorded_variable(std::string_view name);
+bool is_secret_variable(std::string_view name);
+
+}  // namespace colltune

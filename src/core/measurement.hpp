@@ -1,0 +1,64 @@
+#pragma once
+// The result of measuring one Collective, and the context that makes it reproducible.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/bandwidth.hpp"
+#include "core/collective.hpp"
+#include "core/stats.hpp"
+
+namespace colltune {
+
+// batch: k back-to-back ops per sample (nccl-tests); per-op: barrier before every op (OSU).
+enum class TimingMode { kBatch, kPerOp };
+// warm: one buffer set reused; cold: buffer sets rotated so no op finds its data in cache.
+enum class CacheMode { kWarm, kCold };
+
+std::string_view name(TimingMode mode);
+std::string_view name(CacheMode mode);
+
+struct Measurement {
+  Collective coll;
+  int nranks = 0;
+  std::uint64_t bytes = 0;                 // op_bytes(coll, nranks)
+  std::optional<std::string> skipped;      // why this op was not run, when it was not
+  std::vector<double> samples_seconds;     // one op's time per sample, max over ranks
+  Summary summary;                         // of samples_seconds
+  Bandwidth at_median;                     // bandwidth at summary.median
+  std::optional<std::uint64_t> wrong;      // summed over ranks; nullopt when not checked
+  int ops_per_sample = 0;
+  std::size_t buffer_sets = 1;             // >1 when rotating for cold cache
+};
+
+struct RankPlacement {
+  int rank = 0;
+  std::string host;
+  std::string cpus;  // the rank's actual affinity, as a cpulist ("0-3,8")
+};
+
+struct RunContext {
+  int schema_version = 1;
+  std::string colltune_version;
+  std::string git_revision;
+  std::string backend;
+  std::string start_time_utc;  // ISO 8601
+  std::vector<std::string> command_line;
+  int nranks = 0;
+  std::vector<std::string> hosts;            // distinct, in rank order of first appearance
+  std::map<std::string, int> ranks_per_host;
+  std::vector<RankPlacement> placement;      // one per rank
+  std::map<std::string, std::string> library_versions;  // "mpi" -> MPI_Get_library_version ...
+  TimingMode timing = TimingMode::kBatch;
+  CacheMode cache = CacheMode::kWarm;
+  int warmup_iters = 0;
+  int iters = 0;
+  int repetitions = 0;
+  int check_rounds = 0;
+  std::map<std::string, std::string> environment;  // allow-listed, secrets redacted
+};
+
+}  // namespace colltune

@@ -1,0 +1,48 @@
+#pragma once
+// Deterministic inputs from (seed, rank, index), small enough that every reduction over up to
+// 64 ranks is exact in any order and in every dtype, so results compare bit-exactly.
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/collective.hpp"
+
+namespace colltune {
+
+class Pattern {
+ public:
+  // `op` is kNone for data movement; nranks >= 1.
+  Pattern(std::uint64_t seed, DType dtype, ReduceOp op, int nranks);
+
+  // The value rank `rank` contributes at global element `index`.
+  std::int64_t input(int rank, std::uint64_t index) const;
+  // `op` applied over inputs of all ranks at `index` (meaningless for kNone).
+  std::int64_t reduced(std::uint64_t index) const;
+
+  DType dtype() const { return dtype_; }
+  ReduceOp op() const { return op_; }
+  int nranks() const { return nranks_; }
+
+ private:
+  std::uint64_t hash(int rank, std::uint64_t index) const;
+  std::uint64_t seed_;
+  DType dtype_;
+  ReduceOp op_;
+  int nranks_;
+  std::int64_t low_ = 0;     // inputs lie in [low_, low_ + span_)
+  std::uint64_t span_ = 1;
+};
+
+// Writes input(rank, first_index + i) for i < count into `dst`, typed as p.dtype().
+void fill_inputs(const Pattern& p, int rank, std::uint64_t first_index, void* dst,
+                 std::size_t count);
+
+// Counts elements of `buf` that differ bitwise from input(src_rank, first_index + i).
+std::uint64_t count_wrong_inputs(const Pattern& p, int src_rank, std::uint64_t first_index,
+                                 const void* buf, std::size_t count);
+
+// Counts elements of `buf` that differ bitwise from reduced(first_index + i).
+std::uint64_t count_wrong_reduced(const Pattern& p, std::uint64_t first_index, const void* buf,
+                                  std::size_t count);
+
+}  // namespace colltune

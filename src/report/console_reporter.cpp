@@ -1,0 +1,106 @@
+#include "report/console_reporter.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace colltune {
+namespace {
+
+// A median whose interval spans more than this fraction of it is flagged as noisy.
+constexpr double kNoisyCiWidth = 0.10;
+
+bool noisy(const Measurement& m) {
+  return !m.skipped && relative_ci_width(m.summary) > kNoisyCiWidth;
+}
+
+std::string root_text(const Collective& c) {
+  return has_root(c.kind) ? fmt::format("{}", c.root) : "-1";
+}
+
+}  // namespace
+
+std::string format_half_row(const Measurement& m) {
+  if (m.skipped) return fmt::format("{:>8} {:>7} {:>7} {:>6}", "--", "--", "--", "skip");
+  const std::string wrong = m.wrong ? fmt::format("{}", *m.wrong) : "N/A";
+  return fmt::format("{:>8.2f} {:>7.2f} {:>7.2f} {:>6}", m.summary.median * 1e6,
+                     m.at_median.algbw_gbps, m.at_median.busbw_gbps, wrong);
+}
+
+void ConsoleReporter::begin(const RunContext& c) {
+  fmt::print(out_, "# colltune {} ({}) | backend {} | {} ranks on {} host(s)\n", c.colltune_version,
+             c.git_revision, c.backend, c.nranks, c.hosts.size());
+  fmt::print(out_,
+             "# timing {}: {} ops per sample, {} samples per size, {} warm-up ops; a sample is "
+             "the max over ranks; time is the median\n",
+             name(c.timing), c.iters, c.repetitions, c.warmup_iters);
+  fmt::print(out_, "# cache {} | check {} | algbw and busbw in GB/s (1e9 bytes) as nccl-tests\n",
+             name(c.cache), c.check_rounds > 0 ? fmt::format("{} round(s)", c.check_rounds) : "off");
+  for (const auto& [lib, version] : c.library_versions) fmt::print(out_, "# {}: {}\n", lib, version);
+  for (const auto& p : c.placement) {
+    fmt::print(out_, "#  rank {:>3} on {} cpus {}\n", p.rank, p.host, p.cpus);
+  }
+  std::fflush(out_);
+}
+
+void ConsoleReporter::add(const Measurement& m) {
+  if (table_ != m.coll.kind) {
+    close_table();
+    table_ = m.coll.kind;
+    fmt::print(out_, "#\n# Collective: {}\n", name(m.coll.kind));
+    fmt::print(out_, "#{:>83}{:>34}\n", "out-of-place", "in-place");
+    fmt::print(out_, "#{:>11} {:>13} {:>9} {:>7} {:>6}  {:>8} {:>7} {:>7} {:>6}   {:>8} {:>7} {:>7} {:>6}\n",
+               "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong",
+               "time", "algbw", "busbw", "#wrong");
+    fmt::print(out_, "#{:>11} {:>13} {:>9} {:>7} {:>6}  {:>8} {:>7} {:>7} {:>6}   {:>8} {:>7} {:>7} {:>6}\n",
+               "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)",
+               "(GB/s)", "");
+  }
+  if (m.skipped) {
+    skips_.insert({fmt::format("{}{}", name(m.coll.kind), m.coll.in_place ? " in-place" : ""),
+                   *m.skipped});
+  } else {
+    busbw_sum_ += m.at_median.busbw_gbps;
+    ++busbw_rows_;
+  }
+  if (m.wrong) {
+    checked_ = true;
+    wrong_total_ += *m.wrong;
+  }
+  if (!m.coll.in_place) {
+    pending_ = m;
+    return;
+  }
+  if (pending_) print_row(*pending_, m);
+  pending_.reset();
+}
+
+void ConsoleReporter::print_row(const Measurement& oop, const Measurement& ip) {
+  const bool flag = noisy(oop) || noisy(ip);
+  noisy_in_table_ = noisy_in_table_ || flag;
+  fmt::print(out_, " {:>11} {:>13} {:>9} {:>7} {:>6}  {}   {}{}\n", oop.bytes,
+             oop.bytes / element_bytes(oop.coll.dtype), name(oop.coll.dtype), name(oop.coll.op),
+             root_text(oop.coll), format_half_row(oop), format_half_row(ip), flag ? " ~" : "");
+  std::fflush(out_);
+}
+
+void ConsoleReporter::close_table() {
+  if (!table_) return;
+  for (const auto& [what, why] : skips_) fmt::print(out_, "# skipped {}: {}\n", what, why);
+  if (noisy_in_table_) {
+    fmt::print(out_, "# ~ the median's 95% interval is wider than {:.0f}% of it: noisy, repeat "
+                     "or add --repetitions\n", kNoisyCiWidth * 100);
+  }
+  skips_.clear();
+  noisy_in_table_ = false;
+}
+
+void ConsoleReporter::end() {
+  close_table();
+  fmt::print(out_, "# Out of bounds values : {}\n",
+             !checked_ ? "N/A (check off)" : wrong_total_ == 0 ? "0 OK" : fmt::format("{} FAILED", wrong_total_));
+  fmt::print(out_, "# Avg bus bandwidth    : {:.4f} GB/s (arithmetic mean over rows, as nccl-tests)\n#\n",
+             busbw_rows_ > 0 ? busbw_sum_ / busbw_rows_ : 0.0);
+  std::fflush(out_);
+}
+
+}  // namespace colltune

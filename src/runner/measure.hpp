@@ -1,0 +1,35 @@
+#pragma once
+// The measurement loop (DESIGN.md section 3): warm-up, timed samples, max over ranks, validation.
+// It never prints.
+
+#include <chrono>
+#include <cstdint>
+
+#include "comm/communicator.hpp"
+#include "comm/mpi_world.hpp"
+#include "core/measurement.hpp"
+
+namespace colltune {
+
+struct RunPolicy {
+  int warmup_iters = 5;
+  int iters = 20;        // ops per sample
+  int repetitions = 10;  // samples
+  int check_rounds = 1;  // 0: no validation
+  TimingMode timing = TimingMode::kBatch;
+  CacheMode cache = CacheMode::kWarm;
+  std::uint64_t cold_footprint_bytes = 128ULL << 20;  // buffer bytes to rotate through when cold
+  std::chrono::milliseconds sync_timeout{300'000};
+  std::uint64_t seed = 0xC011;
+  bool corrupt_one = false;  // test-only: flip one output element before checking
+  int hang_rank = -1;        // test-only: this rank stops before warm-up, as a hung peer would
+};
+
+// Buffer sets to rotate so that `footprint_bytes` of distinct memory is touched per cycle.
+std::size_t rotation_sets(std::uint64_t set_bytes, const RunPolicy& policy);
+
+// Every rank calls it with the same arguments; returns the same Measurement on every rank.
+Measurement measure(Communicator& comm, const MpiWorld& world, const Collective& c,
+                    const RunPolicy& policy);
+
+}  // namespace colltune

@@ -1,0 +1,39 @@
+#include "runner/plan.hpp"
+
+#include "core/sizes.hpp"
+
+namespace colltune {
+
+std::vector<Collective> plan_run(const RunOptions& options, int nranks) {
+  const auto sizes =
+      sweep_sizes(options.min_bytes, options.max_bytes, options.step_factor, options.step_bytes);
+  std::vector<Collective> plan;
+  for (CollKind kind : options.colls) {
+    for (DType dtype : options.dtypes) {
+      const std::vector<ReduceOp> ops =
+          is_reduction(kind) ? options.ops : std::vector<ReduceOp>{ReduceOp::kNone};
+      for (ReduceOp op : ops) {
+        std::size_t previous = 0;
+        for (std::uint64_t bytes : sizes) {
+          const std::size_t count = count_for_bytes(kind, dtype, nranks, bytes);
+          if (count == 0 || count == previous) continue;
+          previous = count;
+          for (bool in_place : {false, true}) {
+            Collective c;
+            c.kind = kind;
+            c.dtype = dtype;
+            c.op = op;
+            c.count = count;
+            c.in_place = in_place;
+            c.root = has_root(kind) ? options.root : -1;
+            c.window = options.window;
+            plan.push_back(c);
+          }
+        }
+      }
+    }
+  }
+  return plan;
+}
+
+}  // namespace colltune

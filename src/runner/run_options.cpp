@@ -1,0 +1,193 @@
+#include "runner/run_options.hpp"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "core/errors.hpp"
+#include "core/sizes.hpp"
+
+namespace colltune {
+namespace {
+
+template <typename Enum>
+std::vector<std::string> names_of(const std::vector<Enum>& values) {
+  std::vector<std::string> out;
+  for (Enum v : values) out.emplace_back(name(v));
+  return out;
+}
+
+// "a,b" or "all" -> values; `parse` maps one name.
+template <typename Enum, typename Parse>
+std::vector<Enum> parse_list(const std::vector<std::string>& items, std::string_view flag,
+                             std::string_view what, const std::vector<Enum>& all, Parse parse) {
+  std::vector<Enum> out;
+  for (const std::string& item : items) {
+    if (item == "all") return all;
+    const auto value = parse(item);
+    if (!value) {
+      throw ConfigError(fmt::format("{}: '{}' is not a {}; allowed: {} all", flag, item, what,
+                                    fmt::join(names_of(all), " ")));
+    }
+    if (std::find(out.begin(), out.end(), *value) == out.end()) out.push_back(*value);
+  }
+  return out;
+}
+
+std::uint64_t parse_size_flag(const std::string& text, std::string_view flag) {
+  const auto bytes = parse_bytes(text);
+  if (!bytes) {
+    throw ConfigError(fmt::format(
+        "{}: '{}' is not a size; allowed: a whole number of bytes with an optional K, M or G "
+        "suffix (2^10, 2^20, 2^30)",
+        flag, text));
+  }
+  return *bytes;
+}
+
+long long parse_integer_flag(const std::string& text, std::string_view flag, long long min,
+                             long long max) {
+  long long value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || value < min || value > max) {
+    throw ConfigError(
+        fmt::format("{}: '{}' is not allowed; allowed: an integer from {} to {}", flag, text, min,
+                    max));
+  }
+  return value;
+}
+
+}  // namespace
+
+RunOptions parse_run_options(const std::vector<std::string>& args) {
+  RunOptions o;
+  CLI::App app("colltune run: measure collectives on the launched ranks", "colltune run");
+  app.set_help_flag();  // handled below, so --help prints once and exits 0 on every rank
+  std::string min_bytes, max_bytes, step_factor, step_bytes, iters, warmup, root, repetitions,
+      window, timeout, timing = "batch", cache = "warm";
+  std::vector<std::string> colls{"allreduce"}, dtypes{"float"}, ops{"sum"}, check;
+  app.add_flag("-h,--help", o.help);
+  app.add_option("--backend", o.backend);
+  app.add_option("--coll", colls)->delimiter(',');
+  app.add_option("-b,--minbytes", min_bytes);
+  app.add_option("-e,--maxbytes", max_bytes);
+  app.add_option("-f,--stepfactor", step_factor);
+  app.add_option("-i,--stepbytes", step_bytes);
+  app.add_option("-n,--iters", iters);
+  app.add_option("-w,--warmup_iters", warmup);
+  auto* check_option = app.add_option("-c,--check", check)->expected(0, 1);
+  app.add_option("-d,--datatype", dtypes)->delimiter(',');
+  app.add_option("-o,--op", ops)->delimiter(',');
+  app.add_option("-r,--root", root);
+  app.add_option("--timing", timing);
+  app.add_option("--cache", cache);
+  app.add_option("--repetitions", repetitions);
+  app.add_option("--window", window);
+  app.add_option("--json", o.json_path);
+  app.add_option("--timeout", timeout);
+  app.add_flag("--test-corrupt", o.policy.corrupt_one)->group("");
+  app.add_option("--test-hang-rank", o.policy.hang_rank)->group("");
+
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    throw ConfigError(fmt::format("{}; see colltune run --help", e.what()));
+  }
+  if (o.help) return o;
+
+  o.colls = parse_list(colls, "--coll", "collective", all_coll_kinds(), parse_coll_kind);
+  o.dtypes = parse_list(dtypes, "-d/--datatype", "datatype", all_dtypes(), parse_dtype);
+  o.ops = parse_list(ops, "-o/--op", "reduction op", all_reduce_ops(), parse_reduce_op);
+  if (!min_bytes.empty()) o.min_bytes = parse_size_flag(min_bytes, "-b/--minbytes");
+  if (!max_bytes.empty()) o.max_bytes = parse_size_flag(max_bytes, "-e/--maxbytes");
+  if (!step_bytes.empty()) o.step_bytes = parse_size_flag(step_bytes, "-i/--stepbytes");
+  if (!step_factor.empty()) {
+    o.step_factor =
+        static_cast<std::uint64_t>(parse_integer_flag(step_factor, "-f/--stepfactor", 1, 1 << 20));
+  }
+  sweep_sizes(o.min_bytes, o.max_bytes, o.step_factor, o.step_bytes);  // throws if empty/endless
+  auto& policy = o.policy;
+  if (!iters.empty()) policy.iters = static_cast<int>(parse_integer_flag(iters, "-n/--iters", 1, 1'000'000));
+  if (!warmup.empty()) {
+    policy.warmup_iters = static_cast<int>(parse_integer_flag(warmup, "-w/--warmup_iters", 0, 1'000'000));
+  }
+  if (!repetitions.empty()) {
+    policy.repetitions = static_cast<int>(parse_integer_flag(repetitions, "--repetitions", 1, 1'000'000));
+  }
+  if (check_option->count() > 0) {
+    policy.check_rounds =
+        check.empty() || check[0].empty() ? 1 : static_cast<int>(parse_integer_flag(check[0], "-c/--check", 0, 100));
+  }
+  if (!root.empty()) o.root = static_cast<int>(parse_integer_flag(root, "-r/--root", 0, 1 << 24));
+  if (!window.empty()) o.window = static_cast<int>(parse_integer_flag(window, "--window", 1, 1024));
+  if (timing == "batch") {
+    policy.timing = TimingMode::kBatch;
+  } else if (timing == "per-op") {
+    policy.timing = TimingMode::kPerOp;
+  } else {
+    throw ConfigError(fmt::format("--timing: '{}' is not a timing mode; allowed: batch per-op", timing));
+  }
+  if (cache == "warm") {
+    policy.cache = CacheMode::kWarm;
+  } else if (cache == "cold") {
+    policy.cache = CacheMode::kCold;
+  } else {
+    throw ConfigError(fmt::format("--cache: '{}' is not a cache mode; allowed: warm cold", cache));
+  }
+  if (!timeout.empty()) {
+    double seconds = -1;
+    auto [end, ec] = std::from_chars(timeout.data(), timeout.data() + timeout.size(), seconds);
+    if (ec != std::errc() || end != timeout.data() + timeout.size() || !(seconds >= 0) ||
+        !std::isfinite(seconds)) {
+      throw ConfigError(fmt::format(
+          "--timeout: '{}' is not allowed; allowed: seconds >= 0 (0 turns the limit off)", timeout));
+    }
+    o.timeout_seconds = seconds;
+  }
+  policy.sync_timeout = std::chrono::milliseconds(static_cast<long long>(o.timeout_seconds * 1000));
+  return o;
+}
+
+void check_against_world(const RunOptions& options, int nranks) {
+  const bool rooted = std::any_of(options.colls.begin(), options.colls.end(), has_root);
+  if (rooted && options.root >= nranks) {
+    throw ConfigError(fmt::format("-r/--root: {} is not a rank of this job; allowed: 0 to {}",
+                                  options.root, nranks - 1));
+  }
+}
+
+std::string run_help() {
+  return R"(colltune run: measure collectives on the ranks mpirun or srun launched
+
+usage: mpirun -np N colltune run [options]
+
+  --backend NAME          mpi (default)
+  --coll LIST             allreduce alltoall allgather reduce_scatter broadcast reduce sendrecv
+                          pingpong bw bibw, comma separated, or all (default allreduce)
+  -b, --minbytes SIZE     smallest message, with K/M/G suffixes (default 32M)
+  -e, --maxbytes SIZE     largest message (default 32M)
+  -f, --stepfactor N      multiply the size by N each step (default 1: add -i instead)
+  -i, --stepbytes SIZE    add SIZE each step when -f is 1 (default 1M)
+  -n, --iters N           ops per sample (default 20)
+  -w, --warmup_iters N    untimed ops before the first sample (default 5)
+  -c, --check [N]         validation rounds after timing, 0 = off (default 1)
+  -d, --datatype LIST     int8 uint8 int32 uint32 int64 uint64 float double, or all (default float)
+  -o, --op LIST           sum prod max min, or all (default sum)
+  -r, --root N            root of broadcast and reduce (default 0)
+  --timing MODE           batch: -n ops back to back per sample (nccl-tests, default);
+                          per-op: a barrier before every op (OSU)
+  --cache MODE            warm: reuse one buffer (default); cold: rotate buffers over 128 MiB
+  --repetitions N         samples per size (default 10); each is the max over ranks
+  --window N              messages in flight per bw/bibw op (default 64, as OSU)
+  --json FILE             one JSON record per (collective, size, in-place), with raw samples
+  --timeout SECONDS       limit per measured size; a hang aborts the job (default 300, 0 = off)
+
+Exit codes: 0 ok, 2 bad arguments, 7 wrong results, 1 a rank failed, 4 timeout.
+)";
+}
+
+}  // namespace colltune

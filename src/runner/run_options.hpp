@@ -1,0 +1,40 @@
+#pragma once
+// `colltune run` arguments: parsed and validated identically on every rank, before any
+// communication, so a bad flag stops every rank the same way.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/collective.hpp"
+#include "runner/measure.hpp"
+
+namespace colltune {
+
+struct RunOptions {
+  std::string backend = "mpi";
+  std::vector<CollKind> colls{CollKind::kAllreduce};
+  std::vector<DType> dtypes{DType::kFloat};
+  std::vector<ReduceOp> ops{ReduceOp::kSum};
+  std::uint64_t min_bytes = 32ULL << 20;  // nccl-tests' defaults
+  std::uint64_t max_bytes = 32ULL << 20;
+  std::uint64_t step_factor = 1;
+  std::uint64_t step_bytes = 1ULL << 20;
+  int root = 0;
+  int window = 64;
+  RunPolicy policy;
+  double timeout_seconds = 300;
+  std::string json_path;  // empty: no JSONL
+  bool help = false;
+};
+
+// Parses the arguments after "run". Throws ConfigError with one line naming the flag, the value
+// and what is allowed. Checks that need the rank count are in check_against_world().
+RunOptions parse_run_options(const std::vector<std::string>& args);
+
+// The rest of the validation once the rank count is known; same result on every rank.
+void check_against_world(const RunOptions& options, int nranks);
+
+std::string run_help();
+
+}  // namespace colltune

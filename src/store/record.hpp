@@ -1,0 +1,17 @@
+#pragma once
+// The one JSON (de)serialiser of measurements and their context (docs/jsonl-schema.md).
+
+#include <nlohmann/json.hpp>
+
+#include "core/measurement.hpp"
+
+namespace colltune {
+
+inline constexpr int kSchemaVersion = 1;
+
+nlohmann::json to_json(const RunContext& context);
+nlohmann::json to_json(const Measurement& m);
+// One JSONL record: the measurement with the full context under "context".
+nlohmann::json make_record(const Measurement& m, const RunContext& context);
+
+}  // namespace colltune

@@ -38,8 +38,10 @@ int main(int argc, char** argv) {
     throw ConfigError("command: '" + args[0] + "' is not a colltune command; allowed: run");
   } catch (const ConfigError& e) {
     // Every rank sees the same bad input; one line from rank 0, and a clean exit everywhere.
-    if (MpiWorld::active()) MpiWorld::finalize();
+    // Print before MPI_Finalize: once a peer has finalized and exited, mpirun may kill rank 0.
     if (launcher_rank() == 0) std::fprintf(stderr, "colltune: error: %s\n", e.what());
+    std::fflush(stderr);
+    if (MpiWorld::active()) MpiWorld::finalize();
     return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "colltune: %s: %s\n", launcher_rank_text().c_str(), e.what());

@@ -263,11 +263,13 @@ void MpiCommunicator::fill(const Collective& c, Buffers& buffers, const Pattern&
 std::uint64_t MpiCommunicator::check(const Collective& c, Buffers& buffers, const Pattern& p,
                                      bool corrupt_one) {
   auto& host = static_cast<HostBuffers&>(buffers);
-  void* recv = host.sets[0].recv.get();
+  // MPI_Bcast's root keeps its data where it sent it from; that is its output.
+  const bool root_sends = c.kind == CollKind::kBroadcast && !c.in_place && rank_ == c.root;
+  void* out = root_sends ? host.sets[0].send.get() : host.sets[0].recv.get();
   // The corrupting rank must be one whose output is checked.
   const int corrupt_rank = c.kind == CollKind::kReduce ? c.root : size_ - 1;
-  if (corrupt_one && rank_ == corrupt_rank && c.count > 0) static_cast<unsigned char*>(recv)[0] ^= 1;
-  return count_wrong_for(c, size_, rank_, p, recv);
+  if (corrupt_one && rank_ == corrupt_rank && c.count > 0) static_cast<unsigned char*>(out)[0] ^= 1;
+  return count_wrong_for(c, size_, rank_, p, out);
 }
 
 }  // namespace colltune

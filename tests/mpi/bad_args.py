@@ -1,0 +1,34 @@
+"""Bad arguments exit 2 within seconds, with one clear line, no hang and no output file."""
+import os
+
+import harness
+from harness import check
+
+args = harness.parse_args()
+cases = [
+    (["-d", "int16"], "-d/--datatype: 'int16' is not a datatype"),
+    (["-b", "64M", "-e", "8M"], "-b/--minbytes: 64M is larger than -e/--maxbytes 8M"),
+    (["--coll", "gather"], "--coll: 'gather' is not a collective"),
+    (["--backend", "nccl"], "--backend: 'nccl' is not built into this colltune"),
+    (["--coll", "broadcast", "-r", str(args.np)],
+     f"-r/--root: {args.np} is not a rank of this job; allowed: 0 to {args.np - 1}"),
+    (["--timeout", "soon"], "--timeout: 'soon' is not allowed"),
+    (["--frobnicate"], "The following argument was not expected: --frobnicate"),
+]
+for extra, expected in cases:
+    out = os.path.join(harness.workdir(), "never.jsonl")
+    code, stdout, stderr, seconds = harness.run(args, extra + ["--json", out], limit_seconds=30)
+    lines = [l for l in stderr.splitlines() if l.startswith("colltune")]
+    check(code == 2, f"{extra}: exit code {code}, expected 2")
+    check(seconds < 15, f"{extra}: took {seconds:.1f} s")
+    check(len(lines) == 1, f"{extra}: {len(lines)} colltune lines on stderr: {lines}")
+    check(bool(lines) and expected in lines[0], f"{extra}: message {lines} lacks '{expected}'")
+    check(not os.path.exists(out) and not os.path.exists(out + ".partial"),
+          f"{extra}: an output file was written")
+
+# An unwritable output path is bad input too, found before anything is measured.
+code, _, stderr, seconds = harness.run(args, ["--json", "/nonexistent-dir/x.jsonl"], limit_seconds=30)
+check(code == 2, f"unwritable --json: exit code {code}")
+check("--json: '/nonexistent-dir/x.jsonl' cannot be written" in stderr, f"message: {stderr[-500:]}")
+check("Collective:" not in _, "measured despite an unwritable --json")
+harness.finish("bad_args")

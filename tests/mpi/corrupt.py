@@ -1,0 +1,18 @@
+"""A deliberately flipped element is reported as #wrong > 0 with exit code 7."""
+import os
+
+import harness
+from harness import check
+
+args = harness.parse_args()
+for coll in ("allreduce", "alltoall", "reduce", "bw"):
+    out = os.path.join(harness.workdir(), "c.jsonl")
+    code, stdout, stderr, _ = harness.run(args, [
+        "--coll", coll, "-b", "1K", "-e", "1K", "-n", "2", "--repetitions", "2", "--json", out,
+        "--test-corrupt"])
+    check(code == 7, f"{coll}: exit code {code}, expected 7; stderr {stderr[-1000:]}")
+    records = harness.read_jsonl(out)
+    wrong = [r["wrong"] for r in records if r["skipped"] is None]
+    check(wrong and all(w == 1 for w in wrong), f"{coll}: #wrong per record {wrong}")
+    check("FAILED" in stdout, f"{coll}: console footer does not say FAILED")
+harness.finish("corrupt")

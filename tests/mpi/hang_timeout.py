@@ -1,0 +1,22 @@
+"""A rank that stops responding is caught by --timeout: the job ends, naming rank and host, and
+the records finished before the hang stay in the .partial file."""
+import os
+
+import harness
+from harness import check
+
+args = harness.parse_args()
+out = os.path.join(harness.workdir(), "h.jsonl")
+hung = args.np - 1
+code, stdout, stderr, seconds = harness.run(args, [
+    "--coll", "allreduce", "-b", "1K", "-e", "4K", "-f", "2", "-n", "2", "--repetitions", "2",
+    "--timeout", "2", "--json", out, "--test-hang-rank", str(hung)], limit_seconds=60)
+check(code != 0, "a hung job exited 0")
+check(seconds < 30, f"the hung job took {seconds:.1f} s to end with --timeout 2")
+check("did not finish within 2 s (--timeout)" in stderr, f"no timeout message: {stderr[-1500:]}")
+check(f"rank {hung} on " in stderr or "rank 0 on " in stderr, "the message names no rank")
+check("allreduce float sum of 4096 B in-place" in stderr, "the message does not name the step")
+check(not os.path.exists(out), "the final file exists although the run did not finish")
+records = harness.read_jsonl(out + ".partial")
+check(len(records) == 5, f"{len(records)} finished records kept, expected 5")
+harness.finish("hang_timeout")

@@ -1,0 +1,55 @@
+"""The JSONL parses and every record has every field docs/jsonl-schema.md documents."""
+import os
+import re
+
+import harness
+from harness import check
+
+args = harness.parse_args()
+with open(os.path.join(args.docs, "jsonl-schema.md")) as f:
+    documented = re.findall(r"^\| `([a-z0-9_.\[\]]+)` \|", f.read(), re.M)
+check(len(documented) > 30, f"only {len(documented)} fields found in the docs table")
+
+out = os.path.join(harness.workdir(), "s.jsonl")
+env_before = dict(os.environ)
+os.environ["NCCL_ALGO"] = "Ring"
+os.environ["COLLTUNE_API_KEY"] = "do-not-record-me"
+code, stdout, stderr, _ = harness.run(args, [
+    "--coll", "allreduce,sendrecv,pingpong", "-b", "1K", "-e", "4K", "-f", "4", "--json", out,
+    "--repetitions", "7"])
+check(code == 0, f"exit code {code}: {stderr[-2000:]}")
+records = harness.read_jsonl(out)
+check(len(records) == 12, f"{len(records)} records, expected 12")
+
+
+def lookup(record, dotted):
+    value = record
+    for part in dotted.split("."):
+        if part.endswith("[]"):
+            value = value[part[:-2]][0]
+        else:
+            value = value[part]
+    return value
+
+
+for r in records:
+    if r["skipped"] is not None:
+        continue
+    for field in documented:
+        try:
+            lookup(r, field)
+        except (KeyError, IndexError, TypeError):
+            check(False, f"record {r['collective']} {r['bytes']} lacks documented field {field}")
+    ctx = r["context"]
+    check(ctx["nranks"] == args.np, f"nranks {ctx['nranks']}")
+    check(len(ctx["placement"]) == args.np, "placement is not one entry per rank")
+    check(sum(ctx["ranks_per_host"].values()) == args.np, "ranks_per_host does not add up")
+    check("Open MPI" in ctx["library_versions"]["mpi"], "MPI version string missing")
+    check(ctx["environment"].get("NCCL_ALGO") == "Ring", "NCCL_ALGO not recorded")
+    check(ctx["environment"].get("COLLTUNE_API_KEY") == "<redacted>", "secret not redacted")
+    check("do-not-record-me" not in open(out).read(), "secret value leaked into the file")
+    check(r["stats_seconds"]["min"] <= r["stats_seconds"]["median"] <= r["stats_seconds"]["max"],
+          "stats out of order")
+    check(len(r["samples_seconds"]) == 7, "repetitions not honoured")
+check(not os.path.exists(out + ".partial"), "the .partial file was left behind")
+harness.finish("jsonl_schema")

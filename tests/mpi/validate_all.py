@@ -1,0 +1,38 @@
+"""Every collective x dtype x op x in-place validates with #wrong 0 on real ranks."""
+import os
+
+import harness
+from harness import check
+
+args = harness.parse_args()
+out = os.path.join(harness.workdir(), "all.jsonl")
+code, stdout, stderr, _ = harness.run(args, [
+    "--coll", "all", "-d", "all", "-o", "all", "-b", "8", "-e", "8K", "-f", "32", "-n", "2",
+    "-w", "1", "--repetitions", "2", "--check", "--json", out])
+check(code == 0, f"exit code {code}, stderr: {stderr[-2000:]}")
+records = harness.read_jsonl(out)
+seen = set()
+for r in records:
+    key = (r["collective"], r["dtype"], r["op"], r["in_place"])
+    if r["skipped"] is not None:
+        check(r["collective"] in ("pingpong", "bw", "bibw") and r["in_place"],
+              f"unexpected skip {key}: {r['skipped']}")
+        continue
+    check(r["wrong"] == 0, f"{key} at {r['bytes']} B: #wrong {r['wrong']}")
+    check(len(r["samples_seconds"]) == 2, f"{key}: samples {r['samples_seconds']}")
+    seen.add(key)
+
+reductions = ["allreduce", "reduce_scatter", "reduce"]
+movers = ["alltoall", "allgather", "broadcast", "sendrecv"]
+dtypes = ["int8", "uint8", "int32", "uint32", "int64", "uint64", "float", "double"]
+for dtype in dtypes:
+    for in_place in (False, True):
+        for coll in reductions:
+            for op in ("sum", "prod", "max", "min"):
+                check((coll, dtype, op, in_place) in seen, f"missing {coll} {dtype} {op} {in_place}")
+        for coll in movers:
+            check((coll, dtype, "none", in_place) in seen, f"missing {coll} {dtype} {in_place}")
+    for coll in ("pingpong", "bw", "bibw"):
+        check((coll, dtype, "none", False) in seen, f"missing {coll} {dtype}")
+check("# Out of bounds values : 0 OK" in stdout, "console footer does not say 0 OK")
+harness.finish("validate_all")

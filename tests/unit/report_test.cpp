@@ -1,0 +1,95 @@
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "core/cpulist.hpp"
+#include "core/environment.hpp"
+#include "report/console_reporter.hpp"
+#include "store/atomic_file.hpp"
+#include "store/record.hpp"
+
+namespace colltune {
+namespace {
+
+Measurement sample_measurement() {
+  Measurement m;
+  m.coll.kind = CollKind::kAllreduce;
+  m.coll.count = 262144;
+  m.nranks = 4;
+  m.bytes = 1 << 20;
+  m.samples_seconds = {1e-4, 2e-4, 3e-4};
+  m.summary = summarize(m.samples_seconds);
+  m.at_median = bandwidth(m.coll, 4, m.summary.median);
+  m.wrong = 0;
+  m.ops_per_sample = 20;
+  return m;
+}
+
+TEST(ConsoleRow, TimeInMicrosecondsAndBandwidths) {
+  EXPECT_EQ(format_half_row(sample_measurement()), "  200.00    5.24    7.86      0");
+  Measurement unchecked = sample_measurement();
+  unchecked.wrong.reset();
+  EXPECT_EQ(format_half_row(unchecked).substr(25), "   N/A");
+  Measurement skipped;
+  skipped.skipped = "why";
+  EXPECT_EQ(format_half_row(skipped), "      --      --      --   skip");
+}
+
+TEST(Record, HoldsSamplesStatsAndContext) {
+  RunContext ctx;
+  ctx.backend = "mpi";
+  ctx.nranks = 4;
+  ctx.environment = {{"NCCL_ALGO", "Ring"}};
+  const auto j = make_record(sample_measurement(), ctx);
+  EXPECT_EQ(j["schema_version"], kSchemaVersion);
+  EXPECT_EQ(j["collective"], "allreduce");
+  EXPECT_EQ(j["samples_seconds"].size(), 3u);
+  EXPECT_DOUBLE_EQ(j["stats_seconds"]["median"].get<double>(), 2e-4);
+  EXPECT_DOUBLE_EQ(j["busbw_gbps"].get<double>(), 1.5 * (1 << 20) / 2e-4 / 1e9);
+  EXPECT_EQ(j["context"]["environment"]["NCCL_ALGO"], "Ring");
+  EXPECT_EQ(j["timing"], "batch");
+}
+
+TEST(Environment, AllowListAndRedaction) {
+  const char* env[] = {"NCCL_ALGO=Ring",      "OMPI_MCA_btl=self,vader", "HOME=/root",
+                       "UCX_TLS=rc",          "NCCL_IB_API_KEY=hunter2", "AWS_SECRET=x",
+                       "COLLTUNE_TOKEN=abc",  "PATH=/bin",               nullptr};
+  const auto kept = allowed_environment(env);
+  EXPECT_EQ(kept.size(), 5u);
+  EXPECT_EQ(kept.at("NCCL_ALGO"), "Ring");
+  EXPECT_EQ(kept.at("NCCL_IB_API_KEY"), "<redacted>");
+  EXPECT_EQ(kept.at("COLLTUNE_TOKEN"), "<redacted>");
+  EXPECT_EQ(kept.count("HOME"), 0u);
+  EXPECT_EQ(kept.count("AWS_SECRET"), 0u);
+}
+
+TEST(CpuList, Ranges) {
+  EXPECT_EQ(format_cpulist({3, 0, 1, 2, 8, 10, 11}), "0-3,8,10-11");
+  EXPECT_EQ(format_cpulist({}), "");
+  EXPECT_EQ(format_cpulist({5, 5}), "5");
+}
+
+TEST(LineFile, AppearsOnlyOnCommit) {
+  const auto dir = std::filesystem::temp_directory_path() / "colltune_linefile_test";
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "out.jsonl";
+  std::filesystem::remove(path);
+  {
+    LineFile file(path.string());
+    ASSERT_EQ(file.open_error(), "");
+    file.append_line("{}");
+    EXPECT_FALSE(std::filesystem::exists(path));
+    EXPECT_TRUE(std::filesystem::exists(path.string() + ".partial"));
+    file.commit();
+  }
+  EXPECT_TRUE(std::filesystem::exists(path));
+  EXPECT_FALSE(std::filesystem::exists(path.string() + ".partial"));
+  LineFile bad((dir / "missing" / "x.jsonl").string());
+  EXPECT_NE(bad.open_error().find("--json: '"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace colltune

@@ -1,0 +1,102 @@
+#include <gtest/gtest.h>
+
+#include "core/errors.hpp"
+#include "runner/run_options.hpp"
+
+namespace colltune {
+namespace {
+
+std::string error_of(const std::vector<std::string>& args) {
+  try {
+    parse_run_options(args);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(RunOptions, DefaultsAreNcclTests) {
+  const RunOptions o = parse_run_options({});
+  EXPECT_EQ(o.min_bytes, 32u << 20);
+  EXPECT_EQ(o.max_bytes, 32u << 20);
+  EXPECT_EQ(o.policy.iters, 20);
+  EXPECT_EQ(o.policy.check_rounds, 1);
+  EXPECT_EQ(o.policy.timing, TimingMode::kBatch);
+  EXPECT_EQ(o.colls, std::vector<CollKind>{CollKind::kAllreduce});
+}
+
+TEST(RunOptions, TheIssueExample) {
+  const RunOptions o = parse_run_options({"--backend", "mpi", "--coll", "allreduce,alltoall,sendrecv",
+                                          "-b", "8", "-e", "64M", "-f", "2", "--check", "--json",
+                                          "out.jsonl"});
+  EXPECT_EQ(o.colls.size(), 3u);
+  EXPECT_EQ(o.min_bytes, 8u);
+  EXPECT_EQ(o.max_bytes, 64u << 20);
+  EXPECT_EQ(o.step_factor, 2u);
+  EXPECT_EQ(o.policy.check_rounds, 1);
+  EXPECT_EQ(o.json_path, "out.jsonl");
+}
+
+TEST(RunOptions, AllExpands) {
+  const RunOptions o = parse_run_options({"--coll", "all", "-d", "all", "-o", "all"});
+  EXPECT_EQ(o.colls.size(), all_coll_kinds().size());
+  EXPECT_EQ(o.dtypes.size(), 8u);
+  EXPECT_EQ(o.ops.size(), 4u);
+}
+
+TEST(RunOptions, CheckTakesAnOptionalCount) {
+  EXPECT_EQ(parse_run_options({"-c", "0"}).policy.check_rounds, 0);
+  EXPECT_EQ(parse_run_options({"-c", "3"}).policy.check_rounds, 3);
+  EXPECT_EQ(parse_run_options({"-c"}).policy.check_rounds, 1);
+}
+
+TEST(RunOptions, TimingCacheAndTimeout) {
+  const RunOptions o =
+      parse_run_options({"--timing", "per-op", "--cache", "cold", "--timeout", "2.5"});
+  EXPECT_EQ(o.policy.timing, TimingMode::kPerOp);
+  EXPECT_EQ(o.policy.cache, CacheMode::kCold);
+  EXPECT_EQ(o.policy.sync_timeout.count(), 2500);
+}
+
+TEST(RunOptions, ErrorsNameFlagValueAndWhatIsAllowed) {
+  EXPECT_EQ(error_of({"-d", "int16"}),
+            "-d/--datatype: 'int16' is not a datatype; allowed: int8 uint8 int32 uint32 int64 "
+            "uint64 float double all");
+  EXPECT_EQ(error_of({"-o", "avg"}),
+            "-o/--op: 'avg' is not a reduction op; allowed: sum prod max min all");
+  EXPECT_EQ(error_of({"--coll", "allreduce,gather"}),
+            "--coll: 'gather' is not a collective; allowed: allreduce alltoall allgather "
+            "reduce_scatter broadcast reduce sendrecv pingpong bw bibw all");
+  EXPECT_EQ(error_of({"-b", "12Q"}),
+            "-b/--minbytes: '12Q' is not a size; allowed: a whole number of bytes with an "
+            "optional K, M or G suffix (2^10, 2^20, 2^30)");
+  EXPECT_EQ(error_of({"-b", "64M", "-e", "8M"}),
+            "-b/--minbytes: 64M is larger than -e/--maxbytes 8M; the smallest size must not "
+            "exceed the largest");
+  EXPECT_EQ(error_of({"-n", "0"}), "-n/--iters: '0' is not allowed; allowed: an integer from 1 to 1000000");
+  EXPECT_EQ(error_of({"-f", "1.5"}),
+            "-f/--stepfactor: '1.5' is not allowed; allowed: an integer from 1 to 1048576");
+  EXPECT_EQ(error_of({"--timing", "fast"}),
+            "--timing: 'fast' is not a timing mode; allowed: batch per-op");
+  EXPECT_EQ(error_of({"--cache", "hot"}), "--cache: 'hot' is not a cache mode; allowed: warm cold");
+  EXPECT_EQ(error_of({"--timeout", "-1"}),
+            "--timeout: '-1' is not allowed; allowed: seconds >= 0 (0 turns the limit off)");
+  EXPECT_EQ(error_of({"--bogus"}),
+            "The following argument was not expected: --bogus; see colltune run --help");
+}
+
+TEST(RunOptions, RootMustBeARank) {
+  const RunOptions o = parse_run_options({"--coll", "broadcast", "-r", "4"});
+  EXPECT_NO_THROW(check_against_world(o, 8));
+  try {
+    check_against_world(o, 4);
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_STREQ(e.what(), "-r/--root: 4 is not a rank of this job; allowed: 0 to 3");
+  }
+  // A root is irrelevant to collectives without one.
+  EXPECT_NO_THROW(check_against_world(parse_run_options({"-r", "9"}), 2));
+}
+
+}  // namespace
+}  // namespace colltune

@@ -1,0 +1,69 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+
+#include "core/stats.hpp"
+
+namespace colltune {
+namespace {
+
+TEST(Summarize, EmptyInput) { EXPECT_EQ(summarize({}).n, 0u); }
+
+TEST(Summarize, OrderStatisticsAndMoments) {
+  const Summary s = summarize({5, 1, 4, 2, 3});
+  EXPECT_EQ(s.n, 5u);
+  EXPECT_DOUBLE_EQ(s.min, 1);
+  EXPECT_DOUBLE_EQ(s.max, 5);
+  EXPECT_DOUBLE_EQ(s.median, 3);
+  EXPECT_DOUBLE_EQ(s.mean, 3);
+  EXPECT_DOUBLE_EQ(s.p95, 4.8);  // linear between order statistics
+  EXPECT_DOUBLE_EQ(s.stddev, std::sqrt(2.5));
+}
+
+TEST(Summarize, EvenCountMedianInterpolates) {
+  EXPECT_DOUBLE_EQ(summarize({1, 2, 3, 10}).median, 2.5);
+}
+
+TEST(Summarize, LeBoudecIntervalRanks) {
+  // n = 100: ranks floor((100 - 19.6) / 2) = 40 and ceil(1 + 119.6 / 2) = 61 (1-based).
+  std::vector<double> v(100);
+  std::iota(v.begin(), v.end(), 1.0);
+  const Summary s = summarize(v);
+  EXPECT_TRUE(s.ci_exact);
+  EXPECT_DOUBLE_EQ(s.ci_low, 40);
+  EXPECT_DOUBLE_EQ(s.ci_high, 61);
+  EXPECT_DOUBLE_EQ(s.ci_level, 0.95);
+}
+
+TEST(Summarize, TenSamples) {
+  // n = 10: floor((10 - 6.2) / 2) = 1, ceil(1 + 16.2 / 2) = 10.
+  const Summary s = summarize({10, 9, 8, 7, 6, 5, 4, 3, 2, 1});
+  EXPECT_TRUE(s.ci_exact);
+  EXPECT_DOUBLE_EQ(s.ci_low, 1);
+  EXPECT_DOUBLE_EQ(s.ci_high, 10);
+}
+
+TEST(Summarize, TooFewSamplesForAnIntervalSaysSo) {
+  const Summary s = summarize({3, 1, 2});
+  EXPECT_FALSE(s.ci_exact);
+  EXPECT_DOUBLE_EQ(s.ci_low, 1);
+  EXPECT_DOUBLE_EQ(s.ci_high, 3);
+}
+
+TEST(Summarize, RelativeWidth) {
+  std::vector<double> v(100, 2.0);
+  v[0] = 1.0;
+  EXPECT_DOUBLE_EQ(relative_ci_width(summarize(v)), 0.0);
+}
+
+TEST(Summarize, HundredThousandSamples) {
+  std::vector<double> v(100'000);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>((i * 7919) % v.size());
+  const Summary s = summarize(v);
+  EXPECT_DOUBLE_EQ(s.median, 49'999.5);
+  EXPECT_LT(s.ci_high - s.ci_low, 700);
+}
+
+}  // namespace
+}  // namespace colltune

@@ -1,0 +1,138 @@
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "core/validation.hpp"
+
+namespace colltune {
+namespace {
+
+// A host model of each collective over n ranks, independent of the layouts under test: given
+// every rank's buffers after fill_for, produce every rank's output.
+struct Ranks {
+  std::vector<std::vector<float>> send, recv;
+};
+
+Ranks filled(const Collective& c, int n, const Pattern& p) {
+  Ranks r;
+  const BufferCounts counts = buffer_counts(c, n);
+  for (int k = 0; k < n; ++k) {
+    r.send.emplace_back(counts.send);
+    r.recv.emplace_back(std::max(counts.send, counts.recv));
+    fill_for(c, n, k, p, r.send.back().data(), r.recv.back().data());
+  }
+  return r;
+}
+
+float reduce(ReduceOp op, float a, float b) {
+  switch (op) {
+    case ReduceOp::kSum:
+      return a + b;
+    case ReduceOp::kProd:
+      return a * b;
+    case ReduceOp::kMax:
+      return std::max(a, b);
+    default:
+      return std::min(a, b);
+  }
+}
+
+void simulate(const Collective& c, int n, Ranks& r) {
+  const std::size_t cnt = c.count;
+  auto input = [&](int k) -> const std::vector<float>& { return c.in_place ? r.recv[k] : r.send[k]; };
+  std::vector<std::vector<float>> out = r.recv;
+  for (int k = 0; k < n; ++k) {
+    for (std::size_t i = 0; i < cnt; ++i) {
+      switch (c.kind) {
+        case CollKind::kAllreduce:
+        case CollKind::kReduce:
+        case CollKind::kReduceScatter: {
+          const std::size_t at = c.kind == CollKind::kReduceScatter ? k * cnt + i : i;
+          float acc = input(0)[at];
+          for (int s = 1; s < n; ++s) acc = reduce(c.op, acc, input(s)[at]);
+          if (c.kind != CollKind::kReduce || k == c.root) out[k][i] = acc;
+          break;
+        }
+        case CollKind::kBroadcast:
+          out[k][i] = input(c.root)[i];
+          break;
+        case CollKind::kSendrecv:
+          out[k][i] = input((k + n - 1) % n)[i];
+          break;
+        case CollKind::kAllgather:
+          for (int s = 0; s < n; ++s) {
+            out[k][s * cnt + i] = c.in_place ? r.recv[s][s * cnt + i] : r.send[s][i];
+          }
+          break;
+        case CollKind::kAlltoall:
+          for (int s = 0; s < n; ++s) out[k][s * cnt + i] = input(s)[k * cnt + i];
+          break;
+        default:
+          out[k][i] = input(p2p_peer(k, n))[i];
+      }
+    }
+  }
+  r.recv = out;
+}
+
+TEST(Validation, CorrectResultsPassAndOneFlippedElementFails) {
+  for (int n : {2, 3, 4, 5, 8}) {
+    for (CollKind kind : all_coll_kinds()) {
+      if (is_point_to_point(kind) && n % 2 != 0) continue;
+      for (bool in_place : {false, true}) {
+        if (is_point_to_point(kind) && in_place) continue;
+        Collective c;
+        c.kind = kind;
+        c.count = 13;
+        c.in_place = in_place;
+        c.root = has_root(kind) ? n - 1 : -1;
+        c.op = is_reduction(kind) ? ReduceOp::kMax : ReduceOp::kNone;
+        const Pattern p(99, DType::kFloat, c.op, n);
+        Ranks r = filled(c, n, p);
+        simulate(c, n, r);
+        std::uint64_t wrong = 0;
+        for (int k = 0; k < n; ++k) wrong += count_wrong_for(c, n, k, p, r.recv[k].data());
+        EXPECT_EQ(wrong, 0u) << name(kind) << " n=" << n << " in_place=" << in_place;
+
+        const int checked_rank = kind == CollKind::kReduce ? c.root : n - 1;
+        r.recv[checked_rank][0] += 1.0f;
+        EXPECT_EQ(count_wrong_for(c, n, checked_rank, p, r.recv[checked_rank].data()), 1u)
+            << name(kind) << " n=" << n;
+      }
+    }
+  }
+}
+
+TEST(Validation, UntouchedOutputIsWrong) {
+  Collective c;
+  c.kind = CollKind::kAllgather;
+  c.count = 4;
+  const Pattern p(1, DType::kFloat, ReduceOp::kNone, 4);
+  Ranks r = filled(c, 4, p);  // no collective ran
+  EXPECT_EQ(count_wrong_for(c, 4, 0, p, r.recv[0].data()), 16u);
+}
+
+TEST(Validation, BufferCounts) {
+  Collective c;
+  c.kind = CollKind::kReduceScatter;
+  c.count = 10;
+  EXPECT_EQ(buffer_counts(c, 4).send, 40u);
+  EXPECT_EQ(buffer_counts(c, 4).recv, 10u);
+  c.in_place = true;
+  EXPECT_EQ(buffer_counts(c, 4).send, 0u);
+  EXPECT_EQ(buffer_counts(c, 4).recv, 40u);
+  c.kind = CollKind::kAllgather;
+  c.in_place = false;
+  EXPECT_EQ(buffer_counts(c, 4).send, 10u);
+  EXPECT_EQ(buffer_counts(c, 4).recv, 40u);
+}
+
+TEST(Validation, PeersPairAcrossHalves) {
+  EXPECT_EQ(p2p_peer(0, 4), 2);
+  EXPECT_EQ(p2p_peer(3, 4), 1);
+  EXPECT_EQ(p2p_peer(0, 2), 1);
+  EXPECT_EQ(p2p_peer(0, 3), -1);
+}
+
+}  // namespace
+}  // namespace colltune

@@ -1,9 +1,10 @@
 #include "apps/run_command.hpp"
 
-#include <algorithm>
-#include <cstdio>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cstdio>
 #include <memory>
 
 #include "apps/run_context.hpp"

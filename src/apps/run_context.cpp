@@ -1,12 +1,12 @@
 #include "apps/run_context.hpp"
 
+#include <fmt/format.h>
 #include <sched.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
-#include <fmt/format.h>
 
 #include "core/cpulist.hpp"
 #include "core/environment.hpp"

@@ -1,10 +1,10 @@
 #include "comm/mpi_world.hpp"
 
+#include <fmt/format.h>
 #include <mpi.h>
 
 #include <cstdlib>
 #include <exception>
-#include <fmt/format.h>
 
 #include "core/errors.hpp"
 
@@ -72,8 +72,8 @@ std::vector<std::string> MpiWorld::all_gather(const std::string& mine) const {
             "MPI_Allgatherv");
   std::vector<std::string> out;
   for (std::size_t i = 0; i < lengths.size(); ++i) {
-    out.push_back(joined.substr(static_cast<std::size_t>(displs[i]),
-                                static_cast<std::size_t>(lengths[i])));
+    out.push_back(
+        joined.substr(static_cast<std::size_t>(displs[i]), static_cast<std::size_t>(lengths[i])));
   }
   return out;
 }
@@ -86,8 +86,8 @@ std::uint64_t MpiWorld::sum_over_ranks(std::uint64_t mine) const {
 }
 
 void MpiWorld::max_over_ranks(std::vector<double>& values) const {
-  check_mpi(MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()),
-                          MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD),
+  check_mpi(MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE,
+                          MPI_MAX, MPI_COMM_WORLD),
             "MPI_Allreduce");
 }
 

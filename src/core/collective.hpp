@@ -54,7 +54,7 @@ std::optional<ReduceOp> parse_reduce_op(std::string_view text);
 std::size_t element_bytes(DType dtype);
 bool is_signed(DType dtype);
 bool is_floating(DType dtype);
-bool is_reduction(CollKind kind);      // takes a ReduceOp
+bool is_reduction(CollKind kind);       // takes a ReduceOp
 bool is_point_to_point(CollKind kind);  // between rank pairs, needs an even rank count
 bool has_root(CollKind kind);
 

@@ -1,7 +1,8 @@
 #include "core/cpulist.hpp"
 
-#include <algorithm>
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace colltune {
 

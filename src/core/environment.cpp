@@ -7,7 +7,7 @@
 namespace colltune {
 
 bool is_recorded_variable(std::string_view name) {
-  constexpr std::array<std::string_view, 6> kPrefixes{"NCCL_", "OMPI_",  "PMIX_MCA_",
+  constexpr std::array<std::string_view, 6> kPrefixes{"NCCL_", "OMPI_", "PMIX_MCA_",
                                                       "UCX_",  "CUDA_", "COLLTUNE_"};
   return std::any_of(kPrefixes.begin(), kPrefixes.end(),
                      [&](std::string_view p) { return name.starts_with(p); });
@@ -30,7 +30,8 @@ std::map<std::string, std::string> allowed_environment(const char* const* envp) 
     if (eq == std::string_view::npos) continue;
     const std::string_view key = entry.substr(0, eq);
     if (!is_recorded_variable(key)) continue;
-    out[std::string(key)] = is_secret_variable(key) ? "<redacted>" : std::string(entry.substr(eq + 1));
+    out[std::string(key)] =
+        is_secret_variable(key) ? "<redacted>" : std::string(entry.substr(eq + 1));
   }
   return out;
 }

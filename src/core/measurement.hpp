@@ -24,14 +24,14 @@ std::string_view name(CacheMode mode);
 struct Measurement {
   Collective coll;
   int nranks = 0;
-  std::uint64_t bytes = 0;                 // op_bytes(coll, nranks)
-  std::optional<std::string> skipped;      // why this op was not run, when it was not
-  std::vector<double> samples_seconds;     // one op's time per sample, max over ranks
-  Summary summary;                         // of samples_seconds
-  Bandwidth at_median;                     // bandwidth at summary.median
-  std::optional<std::uint64_t> wrong;      // summed over ranks; nullopt when not checked
+  std::uint64_t bytes = 0;              // op_bytes(coll, nranks)
+  std::optional<std::string> skipped;   // why this op was not run, when it was not
+  std::vector<double> samples_seconds;  // one op's time per sample, max over ranks
+  Summary summary;                      // of samples_seconds
+  Bandwidth at_median;                  // bandwidth at summary.median
+  std::optional<std::uint64_t> wrong;   // summed over ranks; nullopt when not checked
   int ops_per_sample = 0;
-  std::size_t buffer_sets = 1;             // >1 when rotating for cold cache
+  std::size_t buffer_sets = 1;  // >1 when rotating for cold cache
 };
 
 struct RankPlacement {
@@ -48,9 +48,9 @@ struct RunContext {
   std::string start_time_utc;  // ISO 8601
   std::vector<std::string> command_line;
   int nranks = 0;
-  std::vector<std::string> hosts;            // distinct, in rank order of first appearance
+  std::vector<std::string> hosts;  // distinct, in rank order of first appearance
   std::map<std::string, int> ranks_per_host;
-  std::vector<RankPlacement> placement;      // one per rank
+  std::vector<RankPlacement> placement;                 // one per rank
   std::map<std::string, std::string> library_versions;  // "mpi" -> MPI_Get_library_version ...
   TimingMode timing = TimingMode::kBatch;
   CacheMode cache = CacheMode::kWarm;

@@ -29,7 +29,7 @@ class Pattern {
   DType dtype_;
   ReduceOp op_;
   int nranks_;
-  std::int64_t low_ = 0;     // inputs lie in [low_, low_ + span_)
+  std::int64_t low_ = 0;  // inputs lie in [low_, low_ + span_)
   std::uint64_t span_ = 1;
 };
 

@@ -1,7 +1,8 @@
 #include "core/sizes.hpp"
 
-#include <charconv>
 #include <fmt/format.h>
+
+#include <charconv>
 
 #include "core/errors.hpp"
 
@@ -62,8 +63,7 @@ std::vector<std::uint64_t> sweep_sizes(std::uint64_t min_bytes, std::uint64_t ma
         "of at least 1 byte or a factor of at least 2");
   }
   if (multiply && min_bytes == 0 && max_bytes > 0) {
-    throw ConfigError(
-        "-b/--minbytes: 0 cannot grow by -f/--stepfactor; start at 1 byte or more");
+    throw ConfigError("-b/--minbytes: 0 cannot grow by -f/--stepfactor; start at 1 byte or more");
   }
   std::vector<std::uint64_t> sizes;
   std::uint64_t size = min_bytes;

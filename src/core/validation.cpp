@@ -30,8 +30,7 @@ int p2p_peer(int rank, int nranks) {
   return rank < half ? rank + half : rank - half;
 }
 
-void fill_for(const Collective& c, int nranks, int rank, const Pattern& p, void* send,
-              void* recv) {
+void fill_for(const Collective& c, int nranks, int rank, const Pattern& p, void* send, void* recv) {
   const BufferCounts counts = buffer_counts(c, nranks);
   const std::size_t recv_elems = std::max(counts.send, counts.recv);
   // 0xFF bytes are NaN for floats and unlikely values otherwise: an output the collective never
@@ -76,8 +75,7 @@ std::uint64_t count_wrong_for(const Collective& c, int nranks, int rank, const P
     case CollKind::kBiBw:
       return count_wrong_inputs(p, p2p_peer(rank, nranks), 0, recv, count);
     case CollKind::kUniBw:
-      return rank >= nranks / 2 ? count_wrong_inputs(p, p2p_peer(rank, nranks), 0, recv, count)
-                                : 0;
+      return rank >= nranks / 2 ? count_wrong_inputs(p, p2p_peer(rank, nranks), 0, recv, count) : 0;
   }
   return 0;
 }

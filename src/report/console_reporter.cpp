@@ -34,8 +34,10 @@ void ConsoleReporter::begin(const RunContext& c) {
              "the max over ranks; time is the median\n",
              name(c.timing), c.iters, c.repetitions, c.warmup_iters);
   fmt::print(out_, "# cache {} | check {} | algbw and busbw in GB/s (1e9 bytes) as nccl-tests\n",
-             name(c.cache), c.check_rounds > 0 ? fmt::format("{} round(s)", c.check_rounds) : "off");
-  for (const auto& [lib, version] : c.library_versions) fmt::print(out_, "# {}: {}\n", lib, version);
+             name(c.cache),
+             c.check_rounds > 0 ? fmt::format("{} round(s)", c.check_rounds) : "off");
+  for (const auto& [lib, version] : c.library_versions)
+    fmt::print(out_, "# {}: {}\n", lib, version);
   for (const auto& p : c.placement) {
     fmt::print(out_, "#  rank {:>3} on {} cpus {}\n", p.rank, p.host, p.cpus);
   }
@@ -48,16 +50,20 @@ void ConsoleReporter::add(const Measurement& m) {
     table_ = m.coll.kind;
     fmt::print(out_, "#\n# Collective: {}\n", name(m.coll.kind));
     fmt::print(out_, "#{:>83}{:>34}\n", "out-of-place", "in-place");
-    fmt::print(out_, "#{:>11} {:>13} {:>9} {:>7} {:>6}  {:>8} {:>7} {:>7} {:>6}   {:>8} {:>7} {:>7} {:>6}\n",
-               "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong",
-               "time", "algbw", "busbw", "#wrong");
-    fmt::print(out_, "#{:>11} {:>13} {:>9} {:>7} {:>6}  {:>8} {:>7} {:>7} {:>6}   {:>8} {:>7} {:>7} {:>6}\n",
-               "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)",
-               "(GB/s)", "");
+    fmt::print(
+        out_,
+        "#{:>11} {:>13} {:>9} {:>7} {:>6}  {:>8} {:>7} {:>7} {:>6}   {:>8} {:>7} {:>7} {:>6}\n",
+        "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time",
+        "algbw", "busbw", "#wrong");
+    fmt::print(
+        out_,
+        "#{:>11} {:>13} {:>9} {:>7} {:>6}  {:>8} {:>7} {:>7} {:>6}   {:>8} {:>7} {:>7} {:>6}\n",
+        "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)",
+        "");
   }
   if (m.skipped) {
-    skips_.insert({fmt::format("{}{}", name(m.coll.kind), m.coll.in_place ? " in-place" : ""),
-                   *m.skipped});
+    skips_.insert(
+        {fmt::format("{}{}", name(m.coll.kind), m.coll.in_place ? " in-place" : ""), *m.skipped});
   } else {
     busbw_sum_ += m.at_median.busbw_gbps;
     ++busbw_rows_;
@@ -87,8 +93,10 @@ void ConsoleReporter::close_table() {
   if (!table_) return;
   for (const auto& [what, why] : skips_) fmt::print(out_, "# skipped {}: {}\n", what, why);
   if (noisy_in_table_) {
-    fmt::print(out_, "# ~ the median's 95% interval is wider than {:.0f}% of it: noisy, repeat "
-                     "or add --repetitions\n", kNoisyCiWidth * 100);
+    fmt::print(out_,
+               "# ~ the median's 95% interval is wider than {:.0f}% of it: noisy, repeat "
+               "or add --repetitions\n",
+               kNoisyCiWidth * 100);
   }
   skips_.clear();
   noisy_in_table_ = false;
@@ -97,8 +105,11 @@ void ConsoleReporter::close_table() {
 void ConsoleReporter::end() {
   close_table();
   fmt::print(out_, "# Out of bounds values : {}\n",
-             !checked_ ? "N/A (check off)" : wrong_total_ == 0 ? "0 OK" : fmt::format("{} FAILED", wrong_total_));
-  fmt::print(out_, "# Avg bus bandwidth    : {:.4f} GB/s (arithmetic mean over rows, as nccl-tests)\n#\n",
+             !checked_           ? "N/A (check off)"
+             : wrong_total_ == 0 ? "0 OK"
+                                 : fmt::format("{} FAILED", wrong_total_));
+  fmt::print(out_,
+             "# Avg bus bandwidth    : {:.4f} GB/s (arithmetic mean over rows, as nccl-tests)\n#\n",
              busbw_rows_ > 0 ? busbw_sum_ / busbw_rows_ : 0.0);
   std::fflush(out_);
 }

@@ -4,6 +4,8 @@
 
 namespace colltune {
 
-void JsonlReporter::add(const Measurement& m) { file_.append_line(make_record(m, context_).dump()); }
+void JsonlReporter::add(const Measurement& m) {
+  file_.append_line(make_record(m, context_).dump());
+}
 
 }  // namespace colltune

@@ -14,8 +14,8 @@ double op_seconds(const Collective& c, double seconds_per_launch) {
   return c.kind == CollKind::kPingpong ? seconds_per_launch / 2 : seconds_per_launch;
 }
 
-double timed_batch(Communicator& comm, const MpiWorld& world, const Collective& c,
-                   Buffers& buffers, const RunPolicy& policy) {
+double timed_batch(Communicator& comm, const MpiWorld& world, const Collective& c, Buffers& buffers,
+                   const RunPolicy& policy) {
   auto timer = comm.timer();
   if (policy.timing == TimingMode::kBatch) {
     world.barrier();

@@ -1,11 +1,12 @@
 #include "runner/run_options.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "core/errors.hpp"
 #include "core/sizes.hpp"
@@ -53,9 +54,8 @@ long long parse_integer_flag(const std::string& text, std::string_view flag, lon
   long long value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size() || value < min || value > max) {
-    throw ConfigError(
-        fmt::format("{}: '{}' is not allowed; allowed: an integer from {} to {}", flag, text, min,
-                    max));
+    throw ConfigError(fmt::format("{}: '{}' is not allowed; allowed: an integer from {} to {}",
+                                  flag, text, min, max));
   }
   return value;
 }
@@ -111,16 +111,21 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   }
   sweep_sizes(o.min_bytes, o.max_bytes, o.step_factor, o.step_bytes);  // throws if empty/endless
   auto& policy = o.policy;
-  if (!iters.empty()) policy.iters = static_cast<int>(parse_integer_flag(iters, "-n/--iters", 1, 1'000'000));
+  if (!iters.empty())
+    policy.iters = static_cast<int>(parse_integer_flag(iters, "-n/--iters", 1, 1'000'000));
   if (!warmup.empty()) {
-    policy.warmup_iters = static_cast<int>(parse_integer_flag(warmup, "-w/--warmup_iters", 0, 1'000'000));
+    policy.warmup_iters =
+        static_cast<int>(parse_integer_flag(warmup, "-w/--warmup_iters", 0, 1'000'000));
   }
   if (!repetitions.empty()) {
-    policy.repetitions = static_cast<int>(parse_integer_flag(repetitions, "--repetitions", 1, 1'000'000));
+    policy.repetitions =
+        static_cast<int>(parse_integer_flag(repetitions, "--repetitions", 1, 1'000'000));
   }
   if (check_option->count() > 0) {
     policy.check_rounds =
-        check.empty() || check[0].empty() ? 1 : static_cast<int>(parse_integer_flag(check[0], "-c/--check", 0, 100));
+        check.empty() || check[0].empty()
+            ? 1
+            : static_cast<int>(parse_integer_flag(check[0], "-c/--check", 0, 100));
   }
   if (!root.empty()) o.root = static_cast<int>(parse_integer_flag(root, "-r/--root", 0, 1 << 24));
   if (!window.empty()) o.window = static_cast<int>(parse_integer_flag(window, "--window", 1, 1024));
@@ -129,7 +134,8 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   } else if (timing == "per-op") {
     policy.timing = TimingMode::kPerOp;
   } else {
-    throw ConfigError(fmt::format("--timing: '{}' is not a timing mode; allowed: batch per-op", timing));
+    throw ConfigError(
+        fmt::format("--timing: '{}' is not a timing mode; allowed: batch per-op", timing));
   }
   if (cache == "warm") {
     policy.cache = CacheMode::kWarm;
@@ -144,7 +150,8 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
     if (ec != std::errc() || end != timeout.data() + timeout.size() || !(seconds >= 0) ||
         !std::isfinite(seconds)) {
       throw ConfigError(fmt::format(
-          "--timeout: '{}' is not allowed; allowed: seconds >= 0 (0 turns the limit off)", timeout));
+          "--timeout: '{}' is not allowed; allowed: seconds >= 0 (0 turns the limit off)",
+          timeout));
     }
     o.timeout_seconds = seconds;
   }

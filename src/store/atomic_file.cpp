@@ -1,21 +1,21 @@
 #include "store/atomic_file.hpp"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <fmt/format.h>
 #include <stdexcept>
-
 
 namespace colltune {
 
 LineFile::LineFile(std::string path) : path_(std::move(path)), partial_path_(path_ + ".partial") {
   file_ = std::fopen(partial_path_.c_str(), "w");
   if (file_ == nullptr) {
-    open_error_ = fmt::format("--json: '{}' cannot be written ({}); allowed: a path in a "
-                              "writable directory",
-                              path_, std::strerror(errno));
+    open_error_ = fmt::format(
+        "--json: '{}' cannot be written ({}); allowed: a path in a "
+        "writable directory",
+        path_, std::strerror(errno));
   }
 }
 
@@ -26,8 +26,8 @@ LineFile::~LineFile() {
 void LineFile::append_line(const std::string& line) {
   if (std::fputs(line.c_str(), file_) < 0 || std::fputc('\n', file_) == EOF ||
       std::fflush(file_) != 0) {
-    throw std::runtime_error(fmt::format("writing {} failed: {}", partial_path_,
-                                         std::strerror(errno)));
+    throw std::runtime_error(
+        fmt::format("writing {} failed: {}", partial_path_, std::strerror(errno)));
   }
 }
 

@@ -50,11 +50,16 @@ nlohmann::json to_json(const Measurement& m) {
       {"bus_factor", bus_factor(m.coll.kind, m.nranks)},
   };
   if (!m.skipped) {
-    j["stats_seconds"] = {{"n", s.n},           {"min", s.min},
-                          {"median", s.median}, {"mean", s.mean},
-                          {"p95", s.p95},       {"max", s.max},
-                          {"stddev", s.stddev}, {"median_ci_low", s.ci_low},
-                          {"median_ci_high", s.ci_high}, {"ci_level", s.ci_level},
+    j["stats_seconds"] = {{"n", s.n},
+                          {"min", s.min},
+                          {"median", s.median},
+                          {"mean", s.mean},
+                          {"p95", s.p95},
+                          {"max", s.max},
+                          {"stddev", s.stddev},
+                          {"median_ci_low", s.ci_low},
+                          {"median_ci_high", s.ci_high},
+                          {"ci_level", s.ci_level},
                           {"ci_exact", s.ci_exact}};
     j["algbw_gbps"] = m.at_median.algbw_gbps;
     j["busbw_gbps"] = m.at_median.busbw_gbps;

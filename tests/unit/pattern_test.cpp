@@ -1,11 +1,11 @@
+#include "core/pattern.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstring>
 #include <numeric>
 #include <random>
-
-#include "core/pattern.hpp"
 
 namespace colltune {
 namespace {

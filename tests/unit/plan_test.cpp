@@ -1,6 +1,6 @@
-#include <gtest/gtest.h>
-
 #include "runner/plan.hpp"
+
+#include <gtest/gtest.h>
 
 namespace colltune {
 namespace {
@@ -15,8 +15,9 @@ TEST(Plan, OutOfPlaceThenInPlacePerSize) {
 }
 
 TEST(Plan, OpsOnlyForReductionsAndTooSmallSizesDropped) {
-  const auto plan = plan_run(
-      parse_run_options({"--coll", "allreduce,alltoall", "-o", "all", "-b", "4", "-e", "16", "-f", "2"}), 4);
+  const auto plan = plan_run(parse_run_options({"--coll", "allreduce,alltoall", "-o", "all", "-b",
+                                                "4", "-e", "16", "-f", "2"}),
+                             4);
   std::size_t allreduce = 0, alltoall = 0;
   for (const auto& c : plan) {
     if (c.kind == CollKind::kAllreduce) ++allreduce;
@@ -30,7 +31,8 @@ TEST(Plan, OpsOnlyForReductionsAndTooSmallSizesDropped) {
 }
 
 TEST(Plan, SizesRoundingToTheSameCountAppearOnce) {
-  const auto plan = plan_run(parse_run_options({"-d", "double", "-b", "8", "-e", "15", "-i", "1"}), 2);
+  const auto plan =
+      plan_run(parse_run_options({"-d", "double", "-b", "8", "-e", "15", "-i", "1"}), 2);
   EXPECT_EQ(plan.size(), 2u);
 }
 

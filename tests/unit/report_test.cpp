@@ -53,9 +53,15 @@ TEST(Record, HoldsSamplesStatsAndContext) {
 }
 
 TEST(Environment, AllowListAndRedaction) {
-  const char* env[] = {"NCCL_ALGO=Ring",      "OMPI_MCA_btl=self,vader", "HOME=/root",
-                       "UCX_TLS=rc",          "NCCL_IB_API_KEY=hunter2", "AWS_SECRET=x",
-                       "COLLTUNE_TOKEN=abc",  "PATH=/bin",               nullptr};
+  const char* env[] = {"NCCL_ALGO=Ring",
+                       "OMPI_MCA_btl=self,vader",
+                       "HOME=/root",
+                       "UCX_TLS=rc",
+                       "NCCL_IB_API_KEY=hunter2",
+                       "AWS_SECRET=x",
+                       "COLLTUNE_TOKEN=abc",
+                       "PATH=/bin",
+                       nullptr};
   const auto kept = allowed_environment(env);
   EXPECT_EQ(kept.size(), 5u);
   EXPECT_EQ(kept.at("NCCL_ALGO"), "Ring");

@@ -1,7 +1,8 @@
+#include "runner/run_options.hpp"
+
 #include <gtest/gtest.h>
 
 #include "core/errors.hpp"
-#include "runner/run_options.hpp"
 
 namespace colltune {
 namespace {
@@ -26,9 +27,9 @@ TEST(RunOptions, DefaultsAreNcclTests) {
 }
 
 TEST(RunOptions, TheIssueExample) {
-  const RunOptions o = parse_run_options({"--backend", "mpi", "--coll", "allreduce,alltoall,sendrecv",
-                                          "-b", "8", "-e", "64M", "-f", "2", "--check", "--json",
-                                          "out.jsonl"});
+  const RunOptions o =
+      parse_run_options({"--backend", "mpi", "--coll", "allreduce,alltoall,sendrecv", "-b", "8",
+                         "-e", "64M", "-f", "2", "--check", "--json", "out.jsonl"});
   EXPECT_EQ(o.colls.size(), 3u);
   EXPECT_EQ(o.min_bytes, 8u);
   EXPECT_EQ(o.max_bytes, 64u << 20);
@@ -73,7 +74,8 @@ TEST(RunOptions, ErrorsNameFlagValueAndWhatIsAllowed) {
   EXPECT_EQ(error_of({"-b", "64M", "-e", "8M"}),
             "-b/--minbytes: 64M is larger than -e/--maxbytes 8M; the smallest size must not "
             "exceed the largest");
-  EXPECT_EQ(error_of({"-n", "0"}), "-n/--iters: '0' is not allowed; allowed: an integer from 1 to 1000000");
+  EXPECT_EQ(error_of({"-n", "0"}),
+            "-n/--iters: '0' is not allowed; allowed: an integer from 1 to 1000000");
   EXPECT_EQ(error_of({"-f", "1.5"}),
             "-f/--stepfactor: '1.5' is not allowed; allowed: an integer from 1 to 1048576");
   EXPECT_EQ(error_of({"--timing", "fast"}),

@@ -1,7 +1,8 @@
+#include "core/sizes.hpp"
+
 #include <gtest/gtest.h>
 
 #include "core/errors.hpp"
-#include "core/sizes.hpp"
 
 namespace colltune {
 namespace {
@@ -34,14 +35,12 @@ TEST(SweepSizes, FactorMultipliesUpToMax) {
 }
 
 TEST(SweepSizes, FactorOneAddsStepBytes) {
-  EXPECT_EQ(sweep_sizes(1024, 4096, 1, 1024),
-            (std::vector<std::uint64_t>{1024, 2048, 3072, 4096}));
+  EXPECT_EQ(sweep_sizes(1024, 4096, 1, 1024), (std::vector<std::uint64_t>{1024, 2048, 3072, 4096}));
   EXPECT_EQ(sweep_sizes(10, 25, 1, 10), (std::vector<std::uint64_t>{10, 20}));
 }
 
 TEST(SweepSizes, SingleSize) {
-  EXPECT_EQ(sweep_sizes(32 << 20, 32 << 20, 1, 1 << 20),
-            (std::vector<std::uint64_t>{32 << 20}));
+  EXPECT_EQ(sweep_sizes(32 << 20, 32 << 20, 1, 1 << 20), (std::vector<std::uint64_t>{32 << 20}));
   EXPECT_EQ(sweep_sizes(5, 5, 1, 0), (std::vector<std::uint64_t>{5}));
 }
 

@@ -1,9 +1,9 @@
+#include "core/stats.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <numeric>
-
-#include "core/stats.hpp"
 
 namespace colltune {
 namespace {

@@ -1,8 +1,8 @@
+#include "core/validation.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
-
-#include "core/validation.hpp"
 
 namespace colltune {
 namespace {
@@ -39,7 +39,9 @@ float reduce(ReduceOp op, float a, float b) {
 
 void simulate(const Collective& c, int n, Ranks& r) {
   const std::size_t cnt = c.count;
-  auto input = [&](int k) -> const std::vector<float>& { return c.in_place ? r.recv[k] : r.send[k]; };
+  auto input = [&](int k) -> const std::vector<float>& {
+    return c.in_place ? r.recv[k] : r.send[k];
+  };
   std::vector<std::vector<float>> out = r.recv;
   for (int k = 0; k < n; ++k) {
     for (std::size_t i = 0; i < cnt; ++i) {

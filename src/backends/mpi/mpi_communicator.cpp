@@ -1,12 +1,12 @@
 #include "backends/mpi/mpi_communicator.hpp"
 
+#include <fmt/format.h>
 #include <mpi.h>
 
 #include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
-#include <fmt/format.h>
 #include <vector>
 
 #include "core/errors.hpp"
@@ -169,12 +169,12 @@ void MpiCommunicator::run_one(const Collective& c, void* send, void* recv) {
       COLLTUNE_MPI_CHECK(MPI_Reduce_scatter_block(src, recv, count, type, op, comm));
       return;
     case CollKind::kAllgather:
-      COLLTUNE_MPI_CHECK(MPI_Allgather(src, in_place ? 0 : count, in_place ? MPI_DATATYPE_NULL : type,
-                                       recv, count, type, comm));
+      COLLTUNE_MPI_CHECK(MPI_Allgather(
+          src, in_place ? 0 : count, in_place ? MPI_DATATYPE_NULL : type, recv, count, type, comm));
       return;
     case CollKind::kAlltoall:
-      COLLTUNE_MPI_CHECK(MPI_Alltoall(src, in_place ? 0 : count, in_place ? MPI_DATATYPE_NULL : type,
-                                      recv, count, type, comm));
+      COLLTUNE_MPI_CHECK(MPI_Alltoall(
+          src, in_place ? 0 : count, in_place ? MPI_DATATYPE_NULL : type, recv, count, type, comm));
       return;
     case CollKind::kBroadcast:
       // MPI_Bcast has one buffer; out of place the root sends from its own input buffer.
@@ -226,16 +226,14 @@ void MpiCommunicator::run_p2p(const Collective& c, void* send, void* recv) {
     COLLTUNE_MPI_CHECK(MPI_Irecv(recv, count, type, peer, kTag, comm, &requests[w]));
   }
   for (int w = 0; sends && w < c.window; ++w) {
-    COLLTUNE_MPI_CHECK(
-        MPI_Isend(send, count, type, peer, kTag, comm, &requests[c.window + w]));
+    COLLTUNE_MPI_CHECK(MPI_Isend(send, count, type, peer, kTag, comm, &requests[c.window + w]));
   }
   COLLTUNE_MPI_CHECK(
       MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE));
   if (c.kind == CollKind::kUniBw) {
     // The window ends when the receiver has everything, not when the sends are buffered.
     if (initiator) {
-      COLLTUNE_MPI_CHECK(
-          MPI_Recv(&impl_->ack, 1, MPI_INT, peer, kAckTag, comm, MPI_STATUS_IGNORE));
+      COLLTUNE_MPI_CHECK(MPI_Recv(&impl_->ack, 1, MPI_INT, peer, kAckTag, comm, MPI_STATUS_IGNORE));
     } else {
       COLLTUNE_MPI_CHECK(MPI_Send(&impl_->ack, 1, MPI_INT, peer, kAckTag, comm));
     }

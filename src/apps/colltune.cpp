@@ -7,6 +7,7 @@
 
 #include "apps/run_command.hpp"
 #include "apps/run_context.hpp"
+#include "apps/sweep_command.hpp"
 #include "comm/mpi_world.hpp"
 #include "core/errors.hpp"
 
@@ -15,6 +16,7 @@ namespace {
 constexpr const char* kUsage = R"(colltune: benchmark and tune collective communication
 
 usage: colltune run [options]     measure collectives on the launched ranks (see run --help)
+       colltune sweep [SPEC.yaml]  one launch per point of a knob/placement matrix (sweep --help)
        colltune --version
 )";
 
@@ -35,7 +37,10 @@ int main(int argc, char** argv) {
     if (args[0] == "run") {
       return run_command(&argc, &argv, std::vector<std::string>(args.begin() + 1, args.end()));
     }
-    throw ConfigError("command: '" + args[0] + "' is not a colltune command; allowed: run");
+    if (args[0] == "sweep") {
+      return sweep_command(std::vector<std::string>(args.begin() + 1, args.end()));
+    }
+    throw ConfigError("command: '" + args[0] + "' is not a colltune command; allowed: run sweep");
   } catch (const ConfigError& e) {
     // Every rank sees the same bad input; one line from rank 0, and a clean exit everywhere.
     // Print before MPI_Finalize: once a peer has finalized and exited, mpirun may kill rank 0.
@@ -44,7 +49,10 @@ int main(int argc, char** argv) {
     if (MpiWorld::active()) MpiWorld::finalize();
     return 2;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "colltune: %s: %s\n", launcher_rank_text().c_str(), e.what());
+    const std::string& step = current_step();
+    std::fprintf(stderr, "colltune: %s: %s%s%s\n", launcher_rank_text().c_str(),
+                 step.empty() ? "" : "while measuring ", step.empty() ? "" : (step + ": ").c_str(),
+                 e.what());
     std::fflush(stderr);
     if (MpiWorld::active()) MpiWorld::abort(1);
     return 1;

@@ -20,6 +20,8 @@
 namespace colltune {
 namespace {
 
+std::string g_current_step;
+
 constexpr int kExitWrong = 7;  // nccl-tests' exit code for wrong results
 constexpr int kExitTimeout = 4;
 
@@ -29,6 +31,8 @@ std::string describe(const Collective& c, int nranks) {
 }
 
 }  // namespace
+
+const std::string& current_step() { return g_current_step; }
 
 int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
   const RunOptions options = parse_run_options(args);
@@ -79,9 +83,11 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
     const Collective& c = plan[i];
     // The test-only hang hits the last op, so tests can see that finished records survive.
     policy.hang_rank = i + 1 == plan.size() ? options.policy.hang_rank : -1;
-    watchdog.arm(options.policy.sync_timeout, describe(c, world.size()));
+    g_current_step = describe(c, world.size());
+    watchdog.arm(options.policy.sync_timeout, g_current_step);
     const Measurement m = measure(*comm, world, c, policy);
     watchdog.disarm();
+    g_current_step.clear();
     for (auto& r : reporters) r->add(m);
     wrong += m.wrong.value_or(0);
   }

@@ -4,12 +4,11 @@
 #include <sched.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdlib>
-#include <ctime>
 
 #include "core/cpulist.hpp"
 #include "core/environment.hpp"
+#include "core/timestamp.hpp"
 #include "store/record.hpp"
 
 extern char** environ;
@@ -26,15 +25,6 @@ std::string my_cpus() {
     if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
   }
   return format_cpulist(cpus);
-}
-
-std::string utc_now() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char text[32];
-  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return text;
 }
 
 }  // namespace
@@ -59,7 +49,7 @@ RunContext gather_context(const MpiWorld& world, const Communicator& comm,
   c.colltune_version = COLLTUNE_VERSION;
   c.git_revision = COLLTUNE_GIT_REVISION;
   c.backend = comm.backend();
-  c.start_time_utc = utc_now();
+  c.start_time_utc = utc_timestamp();
   c.command_line = argv;
   c.nranks = world.size();
   const auto hosts = world.all_gather(world.host());

@@ -73,24 +73,32 @@ void ConsoleReporter::add(const Measurement& m) {
     wrong_total_ += *m.wrong;
   }
   if (!m.coll.in_place) {
+    if (pending_) print_row(*pending_, std::nullopt);
     pending_ = m;
     return;
   }
-  if (pending_) print_row(*pending_, m);
+  print_row(pending_, m);
   pending_.reset();
 }
 
-void ConsoleReporter::print_row(const Measurement& oop, const Measurement& ip) {
-  const bool flag = noisy(oop) || noisy(ip);
+void ConsoleReporter::print_row(const std::optional<Measurement>& oop,
+                                const std::optional<Measurement>& ip) {
+  const Measurement& any = oop ? *oop : *ip;
+  const auto half = [](const std::optional<Measurement>& m) {
+    return m ? format_half_row(*m) : fmt::format("{:>8} {:>7} {:>7} {:>6}", "", "", "", "--");
+  };
+  const bool flag = (oop && noisy(*oop)) || (ip && noisy(*ip));
   noisy_in_table_ = noisy_in_table_ || flag;
-  fmt::print(out_, " {:>11} {:>13} {:>9} {:>7} {:>6}  {}   {}{}\n", oop.bytes,
-             oop.bytes / element_bytes(oop.coll.dtype), name(oop.coll.dtype), name(oop.coll.op),
-             root_text(oop.coll), format_half_row(oop), format_half_row(ip), flag ? " ~" : "");
+  fmt::print(out_, " {:>11} {:>13} {:>9} {:>7} {:>6}  {}   {}{}\n", any.bytes,
+             any.bytes / element_bytes(any.coll.dtype), name(any.coll.dtype), name(any.coll.op),
+             root_text(any.coll), half(oop), half(ip), flag ? " ~" : "");
   std::fflush(out_);
 }
 
 void ConsoleReporter::close_table() {
   if (!table_) return;
+  if (pending_) print_row(pending_, std::nullopt);
+  pending_.reset();
   for (const auto& [what, why] : skips_) fmt::print(out_, "# skipped {}: {}\n", what, why);
   if (noisy_in_table_) {
     fmt::print(out_,

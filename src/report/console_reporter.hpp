@@ -20,7 +20,8 @@ class ConsoleReporter : public Reporter {
   void end() override;
 
  private:
-  void print_row(const Measurement& out_of_place, const Measurement& in_place);
+  void print_row(const std::optional<Measurement>& out_of_place,
+                 const std::optional<Measurement>& in_place);
   void close_table();
   std::FILE* out_;
   std::optional<Measurement> pending_;  // out-of-place half of the row being printed

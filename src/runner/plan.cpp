@@ -19,6 +19,7 @@ std::vector<Collective> plan_run(const RunOptions& options, int nranks) {
           if (count == 0 || count == previous) continue;
           previous = count;
           for (bool in_place : {false, true}) {
+            if (in_place ? !options.in_place : !options.out_of_place) continue;
             Collective c;
             c.kind = kind;
             c.dtype = dtype;

@@ -67,7 +67,7 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   CLI::App app("colltune run: measure collectives on the launched ranks", "colltune run");
   app.set_help_flag();  // handled below, so --help prints once and exits 0 on every rank
   std::string min_bytes, max_bytes, step_factor, step_bytes, iters, warmup, root, repetitions,
-      window, timeout, timing = "batch", cache = "warm";
+      window, timeout, timing = "batch", cache = "warm", in_place = "both";
   std::vector<std::string> colls{"allreduce"}, dtypes{"float"}, ops{"sum"}, check;
   app.add_flag("-h,--help", o.help);
   app.add_option("--backend", o.backend);
@@ -86,6 +86,7 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   app.add_option("--cache", cache);
   app.add_option("--repetitions", repetitions);
   app.add_option("--window", window);
+  app.add_option("--in-place", in_place);
   app.add_option("--json", o.json_path);
   app.add_option("--timeout", timeout);
   app.add_flag("--test-corrupt", o.policy.corrupt_one)->group("");
@@ -144,6 +145,12 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   } else {
     throw ConfigError(fmt::format("--cache: '{}' is not a cache mode; allowed: warm cold", cache));
   }
+  if (in_place != "both" && in_place != "only" && in_place != "never") {
+    throw ConfigError(fmt::format(
+        "--in-place: '{}' is not an in-place mode; allowed: both only never", in_place));
+  }
+  o.in_place = in_place != "never";
+  o.out_of_place = in_place != "only";
   if (!timeout.empty()) {
     double seconds = -1;
     auto [end, ec] = std::from_chars(timeout.data(), timeout.data() + timeout.size(), seconds);
@@ -190,6 +197,7 @@ usage: mpirun -np N colltune run [options]
   --cache MODE            warm: reuse one buffer (default); cold: rotate buffers over 128 MiB
   --repetitions N         samples per size (default 10); each is the max over ranks
   --window N              messages in flight per bw/bibw op (default 64, as OSU)
+  --in-place MODE         both (default), only, never: which buffer placements to measure
   --json FILE             one JSON record per (collective, size, in-place), with raw samples
   --timeout SECONDS       limit per measured size; a hang aborts the job (default 300, 0 = off)
 

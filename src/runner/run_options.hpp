@@ -22,6 +22,8 @@ struct RunOptions {
   std::uint64_t step_bytes = 1ULL << 20;
   int root = 0;
   int window = 64;
+  bool out_of_place = true;  // --in-place both|only|never
+  bool in_place = true;
   RunPolicy policy;
   double timeout_seconds = 300;
   std::string json_path;  // empty: no JSONL

@@ -24,7 +24,8 @@ namespace colltune {
   char text[MPI_MAX_ERROR_STRING];
   int length = 0;
   MPI_Error_string(rc, text, &length);
-  throw MpiError(fmt::format("{} failed: {}", call, std::string(text, length)));
+  const std::string_view function(call, std::strcspn(call, "("));
+  throw MpiError(fmt::format("{} failed: {}", function, std::string(text, length)));
 }
 
 namespace {

@@ -1,0 +1,156 @@
+#include "apps/sweep_command.hpp"
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "apps/default_spec.hpp"
+#include "core/errors.hpp"
+#include "runner/run_options.hpp"
+#include "store/manifest.hpp"
+#include "sweep/driver.hpp"
+#include "sweep/expand.hpp"
+#include "sweep/launch.hpp"
+#include "sweep/spec.hpp"
+
+namespace colltune {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct SweepArgs {
+  std::string spec_path;
+  std::string resume_dir;
+  std::string results_root = "results";
+  bool dry_run = false;
+  bool emit_sbatch = false;
+  bool help = false;
+};
+
+SweepArgs parse_sweep_args(const std::vector<std::string>& args) {
+  SweepArgs a;
+  CLI::App app("colltune sweep", "colltune sweep");
+  app.set_help_flag();
+  app.add_flag("-h,--help", a.help);
+  app.add_option("spec", a.spec_path);
+  app.add_option("--resume", a.resume_dir);
+  app.add_option("--results", a.results_root);
+  app.add_flag("--dry-run", a.dry_run);
+  app.add_flag("--emit-sbatch", a.emit_sbatch);
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    throw ConfigError(fmt::format("{}; see colltune sweep --help", e.what()));
+  }
+  return a;
+}
+
+std::string self_path() {
+  std::error_code ec;
+  const auto path = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("colltune") : path.string();
+}
+
+void print_dry_run(const SweepSpec& spec, const std::vector<Point>& points,
+                   const std::string& colltune) {
+  std::size_t k = 0;
+  const std::size_t total = points.size() * static_cast<std::size_t>(spec.repetitions);
+  for (int round = 1; round <= spec.repetitions; ++round) {
+    for (const Point& p : points) {
+      const Launch launch = build_launch(
+          spec, p, colltune, "results/<sweep-id>/" + launch_records_path(p.id, round));
+      fmt::print("# [{}/{}] point {} round {}{}: {}\n", ++k, total, p.id, round,
+                 p.baseline ? " (baseline)" : "", p.label);
+      std::vector<std::string> words;
+      for (const auto& [key, value] : launch.env) words.push_back(key + "=" + shell_quote(value));
+      for (const auto& arg : launch.argv) words.push_back(shell_quote(arg));
+      fmt::print("{}\n", fmt::join(words, " "));
+    }
+  }
+  for (const std::string& note : spec.notes) fmt::print("# note: {}\n", note);
+}
+
+}  // namespace
+
+std::string sweep_help() {
+  return R"(colltune sweep: one supervised launch per point of a knob and placement matrix
+
+usage: colltune sweep [SPEC.yaml] [options]
+
+  SPEC.yaml          the sweep (configs/annotated.yaml documents every key); without one, the
+                     built-in default (configs/default.yaml) runs
+  --dry-run          print every launch (environment and argv), run nothing
+  --resume DIR       continue the sweep stored in DIR (results/<sweep-id>): runs only the
+                     launches that are not done, with the spec stored there
+  --results DIR      where new sweeps are stored (default results)
+  --emit-sbatch      print a Slurm batch script that runs this sweep, run nothing
+
+Exit codes: 0 every launch done; 3 some failed or timed out (recorded in the manifest);
+2 bad input; 130 interrupted (resumable).
+)";
+}
+
+int sweep_command(const std::vector<std::string>& args) {
+  const SweepArgs a = parse_sweep_args(args);
+  if (a.help) {
+    std::fputs(sweep_help().c_str(), stdout);
+    return 0;
+  }
+  std::string text = kDefaultSpecYaml;
+  std::string source = "<built-in default>";
+  if (!a.resume_dir.empty()) {
+    source = a.resume_dir + "/spec.yaml";
+    if (!fs::exists(a.resume_dir + "/manifest.json")) {
+      throw ConfigError(fmt::format("--resume: '{}' is not a sweep store; allowed: a "
+                                    "results/<sweep-id> directory with a manifest.json",
+                                    a.resume_dir));
+    }
+    text = read_file(source);
+    if (!a.spec_path.empty() && read_file(a.spec_path) != text) {
+      throw ConfigError(fmt::format("spec: '{}' differs from {}; --resume runs the stored spec, "
+                                    "so give the same file or none",
+                                    a.spec_path, source));
+    }
+  } else if (!a.spec_path.empty()) {
+    source = a.spec_path;
+    text = read_file(a.spec_path);
+  }
+  const SweepSpec spec = parse_spec(text, source);
+  try {
+    parse_run_options(spec.run_args);
+  } catch (const ConfigError& e) {
+    // The benchmark section is `colltune run`'s vocabulary; say where the bad value came from.
+    throw ConfigError(fmt::format("{}: benchmark: {}", source, e.what()));
+  }
+  const std::vector<Point> points = expand(spec);
+  if (points.empty()) {
+    throw ConfigError(fmt::format("{}: include/exclude: no point is left to run", source));
+  }
+  const std::string colltune = spec.colltune_path.empty() ? self_path() : spec.colltune_path;
+  for (const Point& p : points) build_launch(spec, p, colltune, "check.jsonl");  // throws early
+
+  if (a.emit_sbatch) {
+    const std::string spec_arg = a.spec_path.empty() && a.resume_dir.empty() ? "" : fs::absolute(source).string();
+    std::fputs(sbatch_script(spec, points, colltune, spec_arg, fs::absolute(a.results_root).string())
+                   .c_str(),
+               stdout);
+    return 0;
+  }
+  if (a.dry_run) {
+    print_dry_run(spec, points, colltune);
+    return 0;
+  }
+  SweepPlan plan;
+  plan.spec = spec;
+  plan.points = points;
+  plan.colltune_path = colltune;
+  plan.colltune_version = fmt::format("{} ({})", COLLTUNE_VERSION, COLLTUNE_GIT_REVISION);
+  plan.resume = !a.resume_dir.empty();
+  plan.store_dir = plan.resume ? a.resume_dir
+                               : (fs::path(a.results_root) / new_sweep_id(spec.name, a.results_root)).string();
+  return run_sweep(plan, stderr);
+}
+
+}  // namespace colltune

@@ -1,0 +1,232 @@
+#include "sweep/driver.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <fmt/format.h>
+
+#include "core/errors.hpp"
+#include "core/timestamp.hpp"
+#include "store/manifest.hpp"
+#include "sweep/launch.hpp"
+#include "sweep/supervisor.hpp"
+
+namespace colltune {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::atomic<bool> g_interrupted{false};
+
+extern "C" void on_interrupt(int) { g_interrupted.store(true); }
+
+void install_interrupt_handlers() {
+  struct sigaction action {};
+  action.sa_handler = on_interrupt;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
+std::string clock_text(double seconds) {
+  const auto s = static_cast<long long>(seconds);
+  return fmt::format("{:02}:{:02}", s / 60, s % 60);
+}
+
+class Progress {
+ public:
+  Progress(std::FILE* out, std::size_t total) : out_(out), total_(total), tty_(isatty(fileno(out))) {}
+
+  void started(std::size_t index, const std::string& label, int round) {
+    index_ = index;
+    label_ = label;
+    round_ = round;
+    if (!tty_) fmt::print(out_, "sweep: [{}/{}] {} (round {}) ...\n", index, total_, label, round);
+    tick(0);
+  }
+  void tick(double point_elapsed) {
+    if (!tty_) return;
+    const double elapsed = sweep_elapsed_ + point_elapsed;
+    const double per_launch = finished_ > 0 ? sweep_elapsed_ / static_cast<double>(finished_) : 0;
+    const double eta = per_launch * static_cast<double>(total_ - index_ + 1) - point_elapsed;
+    fmt::print(out_, "\r\033[K[{}/{}] {} (round {}) | elapsed {} | ETA {}", index_, total_, label_,
+               round_, clock_text(elapsed), finished_ > 0 ? clock_text(std::max(eta, 0.0)) : "--:--");
+    std::fflush(out_);
+  }
+  void finished(const LaunchOutcome& o) {
+    sweep_elapsed_ += o.seconds;
+    ++finished_;
+    if (tty_) {
+      if (o.status != LaunchStatus::kDone) {
+        fmt::print(out_, "\r\033[K[{}/{}] {} (round {}): {}\n", index_, total_, label_, round_, name(o.status));
+      }
+    } else {
+      fmt::print(out_, "sweep: [{}/{}] {} in {:.2f} s\n", index_, total_, name(o.status), o.seconds);
+    }
+    std::fflush(out_);
+  }
+  void clear() {
+    if (tty_) fmt::print(out_, "\r\033[K");
+  }
+
+ private:
+  std::FILE* out_;
+  std::size_t total_;
+  bool tty_;
+  std::size_t index_ = 0;
+  std::string label_;
+  int round_ = 1;
+  double sweep_elapsed_ = 0;
+  std::size_t finished_ = 0;
+};
+
+Manifest fresh_manifest(const SweepPlan& plan) {
+  Manifest m;
+  m.sweep_id = fs::path(plan.store_dir).filename();
+  m.name = plan.spec.name;
+  m.created_utc = utc_timestamp();
+  m.colltune_version = plan.colltune_version;
+  m.notes = plan.spec.notes;
+  for (const Point& p : plan.points) m.points.push_back({p.id, p.label, p.settings, p.baseline});
+  // Rounds, not blocks (A B C, A B C): drift over time then hits every point alike.
+  for (int round = 1; round <= plan.spec.repetitions; ++round) {
+    for (const Point& p : plan.points) {
+      LaunchEntry e;
+      e.point_id = p.id;
+      e.round = round;
+      m.launches.push_back(std::move(e));
+    }
+  }
+  return m;
+}
+
+Manifest resumed_manifest(const SweepPlan& plan, const std::string& manifest_path) {
+  Manifest m = manifest_from_json(nlohmann::json::parse(read_file(manifest_path), nullptr, false),
+                                  manifest_path);
+  std::vector<std::string> ids;
+  for (const Point& p : plan.points) ids.push_back(p.id);
+  std::vector<std::string> stored;
+  for (const PointEntry& p : m.points) stored.push_back(p.id);
+  if (ids != stored) {
+    throw ConfigError(fmt::format("--resume: {} holds other points than its spec.yaml expands to; "
+                                  "allowed: a store written by this colltune version",
+                                  plan.store_dir));
+  }
+  for (LaunchEntry& e : m.launches) {
+    if (e.status == "running" && e.pid > 0 && !e.argv.empty()) {
+      // A driver killed mid-launch leaves its launcher running; stop it before running again.
+      const std::string cmd = process_command_line(static_cast<pid_t>(e.pid));
+      if (cmd.find(fs::path(e.argv[0]).filename().string()) != std::string::npos) {
+        kill_process_tree(static_cast<pid_t>(e.pid));
+      }
+    }
+    if (e.status != "done") {
+      e.status = "pending";
+      e.pid = 0;
+    }
+  }
+  return m;
+}
+
+void remove_stale(const std::string& store, const LaunchEntry& e) {
+  const std::string records = store + "/" + launch_records_path(e.point_id, e.round);
+  std::error_code ec;
+  fs::remove(records, ec);
+  fs::remove(records + ".partial", ec);
+}
+
+}  // namespace
+
+std::string new_sweep_id(const std::string& name, const std::string& results_root) {
+  const std::string base = name + "-" + utc_timestamp(true);
+  std::string id = base;
+  for (int n = 2; fs::exists(fs::path(results_root) / id); ++n) id = fmt::format("{}-{}", base, n);
+  return id;
+}
+
+int run_sweep(const SweepPlan& plan, std::FILE* progress_out) {
+  install_interrupt_handlers();
+  become_subreaper();
+  const std::string store = plan.store_dir;
+  const std::string manifest_path = store + "/manifest.json";
+  Manifest manifest;
+  if (plan.resume) {
+    manifest = resumed_manifest(plan, manifest_path);
+  } else {
+    fs::create_directories(store);
+    write_file_atomic(store + "/spec.yaml", plan.spec.source_text);
+    manifest = fresh_manifest(plan);
+  }
+  for (const PointEntry& p : manifest.points) fs::create_directories(store + "/points/" + p.id);
+  const auto save = [&] { write_file_atomic(manifest_path, to_json(manifest).dump(2) + "\n"); };
+  save();
+
+  std::vector<std::size_t> todo;
+  for (std::size_t i = 0; i < manifest.launches.size(); ++i) {
+    if (manifest.launches[i].status != "done") todo.push_back(i);
+  }
+  Progress progress(progress_out, manifest.launches.size());
+  const std::size_t already = manifest.launches.size() - todo.size();
+  for (std::size_t k = 0; k < todo.size(); ++k) {
+    LaunchEntry& entry = manifest.launches[todo[k]];
+    const auto point = std::find_if(plan.points.begin(), plan.points.end(),
+                                    [&](const Point& p) { return p.id == entry.point_id; });
+    const std::string records = store + "/" + launch_records_path(entry.point_id, entry.round);
+    const std::string log = store + "/" + launch_log_path(entry.point_id, entry.round);
+    const Launch launch = build_launch(plan.spec, *point, plan.colltune_path, records);
+    remove_stale(store, entry);
+    entry.status = "running";
+    entry.argv = launch.argv;
+    entry.started_utc = utc_timestamp();
+    entry.tail.clear();
+    progress.started(already + k + 1, point->label, entry.round);
+
+    SuperviseOptions options;
+    options.limit_seconds = plan.spec.point_timeout_seconds;
+    options.interrupted = &g_interrupted;
+    options.on_started = [&](pid_t pid) {
+      entry.pid = pid;
+      save();
+    };
+    options.on_tick = [&](double elapsed) { progress.tick(elapsed); };
+    LaunchOutcome outcome = run_supervised(launch, log, options);
+    entry.pid = 0;
+    if (outcome.status == LaunchStatus::kInterrupted) {
+      entry.status = "pending";
+      remove_stale(store, entry);
+      save();
+      progress.clear();
+      fmt::print(progress_out, "sweep: interrupted; {} of {} launches done. Resume with: colltune "
+                               "sweep --resume {}\n",
+                 std::count_if(manifest.launches.begin(), manifest.launches.end(),
+                               [](const LaunchEntry& e) { return e.status == "done"; }),
+                 manifest.launches.size(), store);
+      return kSweepInterrupted;
+    }
+    // A launch that exits 0 without its records file did not really finish.
+    if (outcome.status == LaunchStatus::kDone && !fs::exists(records)) {
+      outcome.status = LaunchStatus::kFailed;
+    }
+    entry.status = std::string(name(outcome.status));
+    if (outcome.exit_code >= 0) entry.exit_code = outcome.exit_code;
+    if (outcome.signal != 0) entry.signal = outcome.signal;
+    entry.seconds = outcome.seconds;
+    if (outcome.status != LaunchStatus::kDone) entry.tail = tail_lines(log, 20);
+    save();
+    progress.finished(outcome);
+  }
+  progress.clear();
+  std::map<std::string, int> counts;
+  for (const LaunchEntry& e : manifest.launches) ++counts[e.status];
+  fmt::print("sweep: {} launches: {} done, {} failed, {} timeout\n", manifest.launches.size(),
+             counts["done"], counts["failed"], counts["timeout"]);
+  for (const std::string& note : manifest.notes) fmt::print("sweep: note: {}\n", note);
+  fmt::print("sweep: results in {}\n", store);
+  return counts["done"] == static_cast<int>(manifest.launches.size()) ? kSweepAllDone
+                                                                       : kSweepSomeFailed;
+}
+
+}  // namespace colltune

@@ -1,0 +1,121 @@
+#include "sweep/expand.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+namespace colltune {
+namespace {
+
+std::string label_of(const SweepSpec& spec, const Settings& settings) {
+  std::vector<std::string> parts;
+  bool any_env = false;
+  for (const Axis& axis : spec.axes) {
+    const auto it = settings.find(axis.key);
+    if (it == settings.end()) continue;
+    any_env = any_env || is_env_key(axis.key);
+    const std::string value =
+        axis.key == "launcher_args"
+            ? fmt::format("[{}]", fmt::join(nlohmann::json::parse(it->second).get<std::vector<std::string>>(), " "))
+            : it->second;
+    parts.push_back(axis.key + "=" + value);
+  }
+  bool env_axes = std::any_of(spec.axes.begin(), spec.axes.end(),
+                              [](const Axis& a) { return is_env_key(a.key); });
+  if (env_axes && !any_env) parts.push_back("(no knob set)");
+  return fmt::format("{}", fmt::join(parts, " "));
+}
+
+Settings group_of(const Settings& settings) {
+  Settings group;
+  for (const auto& [key, value] : settings) {
+    if (!is_env_key(key)) group[key] = value;
+  }
+  return group;
+}
+
+Point make_point(const SweepSpec& spec, Settings settings) {
+  Point p;
+  p.id = point_id(settings);
+  p.label = label_of(spec, settings);
+  p.settings = std::move(settings);
+  return p;
+}
+
+}  // namespace
+
+std::string point_id(const Settings& settings) {
+  std::uint64_t hash = 0xcbf29ce484222325ULL;
+  for (const auto& [key, value] : settings) {
+    for (char ch : key + "=" + value + "\n") {
+      hash ^= static_cast<unsigned char>(ch);
+      hash *= 0x100000001b3ULL;
+    }
+  }
+  return fmt::format("{:016x}", hash);
+}
+
+bool matches(const Rule& rule, const Settings& settings) {
+  for (const auto& [key, wanted] : rule) {
+    const auto it = settings.find(key);
+    if (!wanted) {
+      if (it != settings.end()) return false;
+    } else if (it == settings.end() || (*wanted != "*" && *wanted != it->second)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::vector<Point> expand(const SweepSpec& spec) {
+  std::vector<Settings> product{{}};
+  for (const Axis& axis : spec.axes) {
+    std::vector<Settings> next;
+    for (const Settings& partial : product) {
+      for (const auto& value : axis.values) {
+        Settings s = partial;
+        if (value) s[axis.key] = *value;
+        next.push_back(std::move(s));
+      }
+    }
+    product = std::move(next);
+  }
+  std::vector<Settings> kept;
+  for (Settings& s : product) {
+    const auto hit = [&](const Rule& r) { return matches(r, s); };
+    if (!spec.include.empty() && std::none_of(spec.include.begin(), spec.include.end(), hit)) continue;
+    if (std::any_of(spec.exclude.begin(), spec.exclude.end(), hit)) continue;
+    if (std::find(kept.begin(), kept.end(), s) == kept.end()) kept.push_back(std::move(s));
+  }
+
+  std::vector<Point> points;
+  std::vector<Settings> groups_done;
+  for (const Settings& s : kept) {
+    const Settings group = group_of(s);
+    if (std::find(groups_done.begin(), groups_done.end(), group) == groups_done.end()) {
+      groups_done.push_back(group);
+      Settings base = group;
+      for (const auto& [key, value] : spec.baseline) {
+        if (value) base[key] = *value;
+      }
+      const bool present = std::find(kept.begin(), kept.end(), base) != kept.end();
+      if (!present) {
+        points.push_back(make_point(spec, base));
+        points.back().baseline = true;
+      }
+    }
+    points.push_back(make_point(spec, s));
+  }
+  // Mark the baselines the product already held.
+  for (Point& p : points) {
+    Settings base = group_of(p.settings);
+    for (const auto& [key, value] : spec.baseline) {
+      if (value) base[key] = *value;
+    }
+    if (p.settings == base) p.baseline = true;
+  }
+  return points;
+}
+
+}  // namespace colltune

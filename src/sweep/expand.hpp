@@ -1,0 +1,32 @@
+#pragma once
+// Spec -> points: the product of the axes, cut by include/exclude, with a baseline per group.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sweep/spec.hpp"
+
+namespace colltune {
+
+using Settings = std::map<std::string, std::string>;  // axis -> value; unset axes are absent
+
+struct Point {
+  std::string id;     // from the settings alone, so it is the same in every sweep
+  std::string label;  // "backend=mpi np=4 bind_to=core OMPI_MCA_...=3"
+  Settings settings;
+  bool baseline = false;
+};
+
+// Deterministic: the first axis varies slowest. Include rules keep only points matching one of
+// them, exclude rules drop matching points; then every group of points that share backend and
+// placement gets the baseline (spec.baseline's environment, other environment axes unset),
+// added in front of the group when the product lacks it.
+std::vector<Point> expand(const SweepSpec& spec);
+
+// 16 hex digits of a 64-bit FNV-1a hash over "key=value\n" in key order.
+std::string point_id(const Settings& settings);
+
+bool matches(const Rule& rule, const Settings& settings);
+
+}  // namespace colltune

@@ -1,0 +1,195 @@
+#include "sweep/knobs.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <map>
+#include <regex>
+#include <vector>
+
+namespace colltune {
+namespace {
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  return out;
+}
+
+std::vector<std::string_view> split(std::string_view text, char sep) {
+  std::vector<std::string_view> parts;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t at = text.find(sep, start);
+    parts.push_back(text.substr(start, at == std::string_view::npos ? at : at - start));
+    if (at == std::string_view::npos) return parts;
+    start = at + 1;
+  }
+}
+
+std::optional<long long> integer(std::string_view text) {
+  long long value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+std::optional<std::string> int_range(std::string_view value, long long lo, long long hi) {
+  const auto v = integer(value);
+  if (v && *v >= lo && *v <= hi) return std::nullopt;
+  return "allowed: an integer from " + std::to_string(lo) + " to " + std::to_string(hi);
+}
+
+// NCCL_ALGO / NCCL_PROTO: "a,b", "^a,b", or per collective "allreduce:a,b;broadcast:^c".
+std::optional<std::string> check_name_list(std::string_view value,
+                                           const std::vector<std::string>& names) {
+  std::string allowed = "allowed: a comma list of";
+  for (const auto& n : names) allowed += " " + n;
+  allowed +=
+      ", optionally starting with ^ to exclude, or per collective as "
+      "allreduce:ring;broadcast:^tree (allreduce broadcast reduce allgather reducescatter)";
+  static const std::array<std::string_view, 5> kColls{"allreduce", "broadcast", "reduce",
+                                                      "allgather", "reducescatter"};
+  auto list_ok = [&](std::string_view list) {
+    if (!list.empty() && list.front() == '^') list.remove_prefix(1);
+    if (list.empty()) return false;
+    for (std::string_view item : split(list, ',')) {
+      const std::string l = lower(item);
+      if (std::none_of(names.begin(), names.end(), [&](const std::string& n) { return lower(n) == l; })) {
+        return false;
+      }
+    }
+    return true;
+  };
+  if (value.find(':') == std::string_view::npos) {
+    return list_ok(value) ? std::nullopt : std::optional<std::string>(allowed);
+  }
+  for (std::string_view entry : split(value, ';')) {
+    const auto colon = entry.find(':');
+    if (colon == std::string_view::npos) return allowed;
+    const std::string coll = lower(entry.substr(0, colon));
+    if (std::find(kColls.begin(), kColls.end(), coll) == kColls.end()) return allowed;
+    if (!list_ok(entry.substr(colon + 1))) return allowed;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> one_of(std::string_view value, const std::vector<std::string>& names,
+                                  bool case_insensitive = false) {
+  const std::string v = case_insensitive ? lower(value) : std::string(value);
+  for (const auto& n : names) {
+    if ((case_insensitive ? lower(n) : n) == v) return std::nullopt;
+  }
+  std::string allowed = "allowed:";
+  for (const auto& n : names) allowed += " " + n;
+  return allowed;
+}
+
+// Open MPI 4.1.4's coll/tuned algorithm ids (ompi_info --param coll tuned --level 9).
+const std::map<std::string, int>& tuned_algorithm_max() {
+  static const std::map<std::string, int> kMax{
+      {"allreduce", 6},      {"alltoall", 5},        {"allgather", 6}, {"allgatherv", 5},
+      {"alltoallv", 2},      {"barrier", 6},         {"bcast", 9},     {"reduce", 7},
+      {"reduce_scatter", 4}, {"reduce_scatter_block", 4}, {"gather", 3},  {"scatter", 3},
+      {"exscan", 2},         {"scan", 2}};
+  return kMax;
+}
+
+constexpr std::string_view kTunedPrefix = "OMPI_MCA_coll_tuned_";
+constexpr std::string_view kTunedSuffix = "_algorithm";
+
+std::optional<std::string> tuned_collective(std::string_view name) {
+  if (!name.starts_with(kTunedPrefix) || !name.ends_with(kTunedSuffix)) return std::nullopt;
+  name.remove_prefix(kTunedPrefix.size());
+  name.remove_suffix(kTunedSuffix.size());
+  if (tuned_algorithm_max().count(std::string(name)) == 0) return std::nullopt;
+  return std::string(name);
+}
+
+const std::vector<std::string> kLevels{"LOC", "NVL", "PIX", "PXB", "PHB", "SYS"};
+
+std::optional<std::string> check_level(std::string_view value) {
+  if (!one_of(value, kLevels, true) || (integer(value) && *integer(value) >= 0 && *integer(value) <= 4)) {
+    return std::nullopt;
+  }
+  return "allowed: LOC NVL PIX PXB PHB SYS, or the legacy 0 to 4";
+}
+
+const std::map<std::string, std::optional<std::string> (*)(std::string_view), std::less<>>&
+knob_checks() {
+  using Check = std::optional<std::string> (*)(std::string_view);
+  static const std::map<std::string, Check, std::less<>> kChecks{
+      {"NCCL_P2P_LEVEL", check_level},
+      {"NCCL_NET_GDR_LEVEL", check_level},
+      {"NCCL_ALGO",
+       [](std::string_view v) {
+         return check_name_list(v, {"Ring", "Tree", "CollnetDirect", "CollnetChain", "NVLS",
+                                    "NVLSTree", "PAT"});
+       }},
+      {"NCCL_PROTO", [](std::string_view v) { return check_name_list(v, {"LL", "LL128", "Simple"}); }},
+      {"NCCL_MIN_NCHANNELS", [](std::string_view v) { return int_range(v, 1, 64); }},
+      {"NCCL_MAX_NCHANNELS", [](std::string_view v) { return int_range(v, 1, 64); }},
+      {"NCCL_MIN_CTAS", [](std::string_view v) { return int_range(v, 1, 64); }},
+      {"NCCL_MAX_CTAS", [](std::string_view v) { return int_range(v, 1, 64); }},
+      {"NCCL_BUFFSIZE", [](std::string_view v) { return int_range(v, 1, 1LL << 40); }},
+      {"NCCL_NTHREADS", [](std::string_view v) { return one_of(v, {"64", "128", "256", "512"}); }},
+      {"NCCL_P2P_DISABLE", [](std::string_view v) { return one_of(v, {"0", "1"}); }},
+      {"NCCL_SHM_DISABLE", [](std::string_view v) { return one_of(v, {"0", "1"}); }},
+      {"NCCL_NET_GDR_READ", [](std::string_view v) { return one_of(v, {"0", "1"}); }},
+      {"NCCL_CUMEM_ENABLE", [](std::string_view v) { return one_of(v, {"0", "1"}); }},
+      {"NCCL_NVLS_ENABLE", [](std::string_view v) { return one_of(v, {"0", "1", "2"}); }},
+      {"NCCL_COLLNET_ENABLE", [](std::string_view v) { return one_of(v, {"0", "1"}); }},
+      {"NCCL_CROSS_NIC", [](std::string_view v) { return one_of(v, {"0", "1", "2"}); }},
+      {"NCCL_IB_QPS_PER_CONNECTION", [](std::string_view v) { return int_range(v, 1, 128); }},
+      {"OMPI_MCA_coll_tuned_use_dynamic_rules", [](std::string_view v) { return one_of(v, {"0", "1"}); }},
+  };
+  return kChecks;
+}
+
+std::optional<std::string> check_policy(std::string_view value, const std::string& base_pattern,
+                                        const std::string& modifier_pattern,
+                                        const std::string& allowed) {
+  const std::regex re("^(" + base_pattern + ")(:(" + modifier_pattern + "))*$", std::regex::icase);
+  if (std::regex_match(std::string(value), re)) return std::nullopt;
+  return allowed;
+}
+
+const std::string kObjects = "hwthread|core|l1cache|l2cache|l3cache|socket|package|numa|board";
+
+}  // namespace
+
+bool is_known_knob(std::string_view name) {
+  return knob_checks().count(name) > 0 || tuned_collective(name).has_value();
+}
+
+std::optional<std::string> check_knob(std::string_view name, std::string_view value) {
+  if (const auto it = knob_checks().find(name); it != knob_checks().end()) return it->second(value);
+  if (const auto coll = tuned_collective(name)) {
+    return int_range(value, 0, tuned_algorithm_max().at(*coll));
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> check_map_by(std::string_view value) {
+  return check_policy(value, "slot|node|seq|dist|" + kObjects + "|ppr:[0-9]+:(" + kObjects + "|node)",
+                      "PE=[0-9]+|SPAN|OVERSUBSCRIBE|NOOVERSUBSCRIBE|NOLOCAL|DISPLAY",
+                      "allowed: slot node seq dist hwthread core l1cache l2cache l3cache socket "
+                      "package numa board, or ppr:N:object, with :PE=n :SPAN :OVERSUBSCRIBE "
+                      ":NOOVERSUBSCRIBE :NOLOCAL modifiers");
+}
+
+std::optional<std::string> check_bind_to(std::string_view value) {
+  return check_policy(value, "none|" + kObjects, "overload-allowed|if-supported",
+                      "allowed: none hwthread core l1cache l2cache l3cache socket package numa "
+                      "board, with :overload-allowed or :if-supported");
+}
+
+std::optional<std::string> check_rank_by(std::string_view value) {
+  return check_policy(value, "slot|node|" + kObjects, "span|fill",
+                      "allowed: slot node hwthread core l1cache l2cache l3cache socket package "
+                      "numa board, with :span or :fill");
+}
+
+}  // namespace colltune

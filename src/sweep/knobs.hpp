@@ -1,0 +1,22 @@
+#pragma once
+// Values of the knobs colltune knows, checked before a sweep runs anything.
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace colltune {
+
+// True for environment variables whose values check_knob() understands.
+bool is_known_knob(std::string_view name);
+
+// nullopt when `value` is allowed for `name` (or `name` is unknown); else what is allowed, as
+// "allowed: ...", for the caller to prefix with the field and value.
+std::optional<std::string> check_knob(std::string_view name, std::string_view value);
+
+// Placement policies, Open MPI 4.1 / 5 spelling. nullopt when allowed, else "allowed: ...".
+std::optional<std::string> check_map_by(std::string_view value);
+std::optional<std::string> check_bind_to(std::string_view value);
+std::optional<std::string> check_rank_by(std::string_view value);
+
+}  // namespace colltune

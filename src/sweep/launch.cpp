@@ -1,0 +1,161 @@
+#include "sweep/launch.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include "core/errors.hpp"
+
+namespace colltune {
+namespace {
+
+std::optional<std::string> get(const Settings& s, const std::string& key) {
+  const auto it = s.find(key);
+  return it == s.end() ? std::nullopt : std::optional<std::string>(it->second);
+}
+
+[[noreturn]] void unsupported(const Point& point, const std::string& what) {
+  throw ConfigError(fmt::format("point {} ({}): {}", point.id, point.label, what));
+}
+
+std::string srun_cpu_bind(const Point& point, const std::string& bind_to) {
+  const std::string base = bind_to.substr(0, bind_to.find(':'));
+  static const std::map<std::string, std::string> kMap{
+      {"none", "none"},       {"core", "cores"},   {"hwthread", "threads"},
+      {"socket", "sockets"},  {"package", "sockets"}, {"numa", "ldoms"}};
+  const auto it = kMap.find(base);
+  if (it == kMap.end()) {
+    unsupported(point, fmt::format("bind_to '{}' has no srun --cpu-bind equivalent; allowed with "
+                                   "srun: none core hwthread socket package numa",
+                                   bind_to));
+  }
+  return it->second;
+}
+
+std::string srun_distribution(const Point& point, const std::string& map_by) {
+  if (map_by == "slot" || map_by == "core") return "block";
+  if (map_by == "node") return "cyclic";
+  unsupported(point, fmt::format("map_by '{}' has no srun --distribution equivalent; allowed "
+                                 "with srun: slot core (block) node (cyclic)",
+                                 map_by));
+}
+
+void append_point_launcher_args(const Settings& s, std::vector<std::string>& argv) {
+  if (const auto raw = get(s, "launcher_args")) {
+    for (const auto& arg : nlohmann::json::parse(*raw).get<std::vector<std::string>>()) {
+      argv.push_back(arg);
+    }
+  }
+}
+
+}  // namespace
+
+Launch build_launch(const SweepSpec& spec, const Point& point, const std::string& colltune_path,
+                    const std::string& records_path) {
+  const Settings& s = point.settings;
+  Launch launch;
+  launch.env = spec.env;
+  for (const auto& [key, value] : s) {
+    if (is_env_key(key)) launch.env[key] = value;
+  }
+  const std::string np = get(s, "np").value_or(spec.launcher == LauncherKind::kLocal ? "1" : "2");
+  auto& argv = launch.argv;
+
+  if (spec.launcher == LauncherKind::kMpirun) {
+    argv = {"mpirun", "-np", np};
+    std::vector<std::string> hosts = spec.hosts;
+    if (const auto nodes = get(s, "nodes")) {
+      const auto wanted = static_cast<std::size_t>(std::stoul(*nodes));
+      if (hosts.size() < wanted) {
+        unsupported(point, fmt::format("nodes={} needs at least {} entries in hosts with mpirun; "
+                                       "the spec lists {}",
+                                       wanted, wanted, hosts.size()));
+      }
+      hosts.resize(wanted);
+    }
+    if (!hosts.empty()) {
+      const auto rpn = get(s, "ranks_per_node");
+      std::vector<std::string> slots;
+      for (const auto& h : hosts) slots.push_back(rpn ? h + ":" + *rpn : h);
+      argv.insert(argv.end(), {"--host", fmt::format("{}", fmt::join(slots, ","))});
+    } else if (!spec.hostfile.empty()) {
+      argv.insert(argv.end(), {"--hostfile", spec.hostfile});
+    }
+    const auto map_by = get(s, "map_by");
+    if (const auto rpn = get(s, "ranks_per_node")) {
+      if (map_by) unsupported(point, "ranks_per_node and map_by both set; give one");
+      argv.insert(argv.end(), {"--map-by", "ppr:" + *rpn + ":node"});
+    } else if (map_by) {
+      argv.insert(argv.end(), {"--map-by", *map_by});
+    }
+    if (const auto v = get(s, "bind_to")) argv.insert(argv.end(), {"--bind-to", *v});
+    if (const auto v = get(s, "rank_by")) argv.insert(argv.end(), {"--rank-by", *v});
+    argv.insert(argv.end(), spec.launcher_args.begin(), spec.launcher_args.end());
+    append_point_launcher_args(s, argv);
+    for (const auto& [key, value] : launch.env) argv.insert(argv.end(), {"-x", key});
+  } else if (spec.launcher == LauncherKind::kSrun) {
+    argv = {"srun", "--ntasks=" + np};
+    if (const auto v = get(s, "nodes")) argv.push_back("--nodes=" + *v);
+    if (const auto v = get(s, "ranks_per_node")) argv.push_back("--ntasks-per-node=" + *v);
+    if (!spec.hosts.empty()) argv.push_back(fmt::format("--nodelist={}", fmt::join(spec.hosts, ",")));
+    if (!spec.hostfile.empty()) argv.push_back("--nodefile=" + spec.hostfile);
+    if (const auto v = get(s, "bind_to")) argv.push_back("--cpu-bind=" + srun_cpu_bind(point, *v));
+    if (const auto v = get(s, "map_by")) argv.push_back("--distribution=" + srun_distribution(point, *v));
+    if (get(s, "rank_by")) unsupported(point, "rank_by has no srun equivalent; use map_by");
+    std::vector<std::string> exported{"ALL"};
+    for (const auto& [key, value] : launch.env) exported.push_back(key);
+    argv.push_back(fmt::format("--export={}", fmt::join(exported, ",")));
+    argv.insert(argv.end(), spec.launcher_args.begin(), spec.launcher_args.end());
+    append_point_launcher_args(s, argv);
+  } else {
+    for (const char* key : {"nodes", "ranks_per_node", "map_by", "bind_to", "rank_by"}) {
+      if (get(s, key)) unsupported(point, fmt::format("{} needs a launcher; launcher local runs one process", key));
+    }
+  }
+  argv.push_back(colltune_path);
+  argv.push_back("run");
+  argv.insert(argv.end(), spec.run_args.begin(), spec.run_args.end());
+  argv.insert(argv.end(), {"--backend", get(s, "backend").value_or("mpi"), "--json", records_path});
+  return launch;
+}
+
+std::string shell_quote(const std::string& text) {
+  const bool plain = !text.empty() && std::all_of(text.begin(), text.end(), [](unsigned char ch) {
+    return std::isalnum(ch) || std::string_view("-_./=:,+@%").find(static_cast<char>(ch)) != std::string_view::npos;
+  });
+  if (plain) return text;
+  std::string out = "'";
+  for (char ch : text) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return out + "'";
+}
+
+std::string sbatch_script(const SweepSpec& spec, const std::vector<Point>& points,
+                          const std::string& colltune_path, const std::string& spec_path,
+                          const std::string& results_dir) {
+  long long ntasks = 1, nodes = 1, per_node = 0;
+  for (const Point& p : points) {
+    ntasks = std::max(ntasks, std::stoll(get(p.settings, "np").value_or("2")));
+    nodes = std::max(nodes, std::stoll(get(p.settings, "nodes").value_or("1")));
+    per_node = std::max(per_node, std::stoll(get(p.settings, "ranks_per_node").value_or("0")));
+  }
+  const auto total_seconds = static_cast<long long>(
+      std::ceil(spec.point_timeout_seconds * static_cast<double>(points.size()) * spec.repetitions));
+  const long long minutes = std::max(1LL, (total_seconds + 59) / 60);
+  std::string script = "#!/bin/bash\n";
+  script += fmt::format("# colltune sweep '{}': {} points x {} round(s); the time limit allows every launch its\n"
+                        "# full point_timeout_seconds ({} s).\n",
+                        spec.name, points.size(), spec.repetitions, spec.point_timeout_seconds);
+  script += fmt::format("#SBATCH --job-name=colltune-{}\n", spec.name);
+  script += fmt::format("#SBATCH --nodes={}\n#SBATCH --ntasks={}\n", nodes, ntasks);
+  if (per_node > 0) script += fmt::format("#SBATCH --ntasks-per-node={}\n", per_node);
+  script += fmt::format("#SBATCH --time={}:{:02}:00\n", minutes / 60, minutes % 60);
+  script += fmt::format("#SBATCH --output=colltune-{}-%j.out\n", spec.name);
+  script += "set -euo pipefail\n";
+  script += fmt::format("exec {} sweep {}--results {}\n", shell_quote(colltune_path),
+                        spec_path.empty() ? "" : shell_quote(spec_path) + " ", shell_quote(results_dir));
+  return script;
+}
+
+}  // namespace colltune

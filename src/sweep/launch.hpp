@@ -1,0 +1,34 @@
+#pragma once
+// The argv and environment of one point's launch (mpirun, srun or colltune alone), and the
+// Slurm batch script that runs a whole sweep.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sweep/expand.hpp"
+#include "sweep/spec.hpp"
+
+namespace colltune {
+
+struct Launch {
+  std::vector<std::string> argv;
+  // Set in the launcher's own environment; the argv names each one (-x VAR, --export=ALL,VAR)
+  // so the launcher forwards it to every rank.
+  std::map<std::string, std::string> env;
+};
+
+// Throws ConfigError when the point's settings have no meaning on the spec's launcher.
+Launch build_launch(const SweepSpec& spec, const Point& point, const std::string& colltune_path,
+                    const std::string& records_path);
+
+// A bash script with #SBATCH lines sized for the largest point, running `colltune sweep`
+// (`spec_path` empty: the built-in default).
+std::string sbatch_script(const SweepSpec& spec, const std::vector<Point>& points,
+                          const std::string& colltune_path, const std::string& spec_path,
+                          const std::string& results_dir);
+
+// 'text' quoted for a POSIX shell; for showing commands to people, never for running them.
+std::string shell_quote(const std::string& text);
+
+}  // namespace colltune

@@ -1,0 +1,333 @@
+#include "sweep/spec.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include "core/errors.hpp"
+#include "core/suggest.hpp"
+#include "sweep/knobs.hpp"
+
+namespace colltune {
+namespace {
+
+const std::vector<std::string> kTopKeys{
+    "name",     "launcher",   "launcher_args", "hosts",   "hostfile",  "repetitions",
+    "point_timeout_seconds", "colltune", "env", "benchmark", "axes", "include", "exclude",
+    "baseline"};
+
+// benchmark key -> `colltune run` flag; "backends" becomes the "backend" axis instead.
+const std::vector<std::pair<std::string, std::string>> kBenchmarkFlags{
+    {"backends", ""},       {"collectives", "--coll"}, {"min_bytes", "-b"},
+    {"max_bytes", "-e"},    {"step_factor", "-f"},     {"step_bytes", "-i"},
+    {"iters", "-n"},        {"warmup_iters", "-w"},    {"check", "-c"},
+    {"dtypes", "-d"},       {"ops", "-o"},             {"root", "-r"},
+    {"timing", "--timing"}, {"cache", "--cache"},      {"samples", "--repetitions"},
+    {"window", "--window"}, {"timeout_seconds", "--timeout"}, {"in_place", "--in-place"}};
+
+class Parser {
+ public:
+  explicit Parser(std::string source) : source_(std::move(source)) {}
+
+  [[noreturn]] void fail(const YAML::Node& node, const std::string& field,
+                         const std::string& message) const {
+    const YAML::Mark mark = node.Mark();
+    if (mark.is_null()) throw ConfigError(fmt::format("{}: {}: {}", source_, field, message));
+    throw ConfigError(
+        fmt::format("{}:{}:{}: {}: {}", source_, mark.line + 1, mark.column + 1, field, message));
+  }
+
+  void check_keys(const YAML::Node& map, const std::string& field,
+                  const std::vector<std::string>& known) const {
+    if (!map.IsMap()) fail(map, field, "expected a mapping of keys to values");
+    for (const auto& entry : map) {
+      const std::string key = entry.first.as<std::string>();
+      if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+      const auto near = nearest_word(key, known);
+      fail(entry.first, field.empty() ? key : field + "." + key,
+           fmt::format("unknown key{}; allowed: {}",
+                       near ? fmt::format(" (did you mean '{}'?)", *near) : "",
+                       fmt::join(known, " ")));
+    }
+  }
+
+  std::string scalar(const YAML::Node& node, const std::string& field) const {
+    if (!node.IsScalar()) fail(node, field, "expected a single value, not a list or mapping");
+    return node.Scalar();
+  }
+
+  long long integer(const YAML::Node& node, const std::string& field, long long min,
+                    long long max) const {
+    const std::string text = scalar(node, field);
+    long long value = 0;
+    if (!YAML::convert<long long>::decode(node, value) || value < min || value > max) {
+      fail(node, field, fmt::format("'{}' is not allowed; allowed: an integer from {} to {}", text,
+                                    min, max));
+    }
+    return value;
+  }
+
+  double positive_number(const YAML::Node& node, const std::string& field) const {
+    const std::string text = scalar(node, field);
+    double value = 0;
+    if (!YAML::convert<double>::decode(node, value) || !(value > 0) || !std::isfinite(value)) {
+      fail(node, field, fmt::format("'{}' is not allowed; allowed: a number of seconds > 0", text));
+    }
+    return value;
+  }
+
+  // A scalar or a list of scalars.
+  std::vector<std::string> strings(const YAML::Node& node, const std::string& field) const {
+    if (node.IsScalar()) return {node.Scalar()};
+    if (!node.IsSequence()) fail(node, field, "expected a value or a list of values");
+    std::vector<std::string> out;
+    for (const auto& item : node) out.push_back(scalar(item, field));
+    return out;
+  }
+
+  const std::string& source() const { return source_; }
+
+ private:
+  std::string source_;
+};
+
+bool has_upper(const std::string& key) {
+  return std::any_of(key.begin(), key.end(), [](unsigned char ch) { return std::isupper(ch); });
+}
+
+void check_axis_value(const Parser& p, const YAML::Node& node, const std::string& key,
+                      const std::string& value, SweepSpec& spec) {
+  const std::string field = "axes." + key;
+  std::optional<std::string> problem;
+  if (key == "np" || key == "nodes" || key == "ranks_per_node") {
+    p.integer(node, field, 1, 1'000'000);
+  } else if (key == "map_by") {
+    problem = check_map_by(value);
+  } else if (key == "bind_to") {
+    problem = check_bind_to(value);
+  } else if (key == "rank_by") {
+    problem = check_rank_by(value);
+  } else if (key == "backend") {
+    if (value != "mpi" && value != "nccl") problem = "allowed: mpi nccl";
+  } else if (is_env_key(key)) {
+    problem = check_knob(key, value);
+  }
+  if (problem) p.fail(node, field, fmt::format("'{}' is not allowed; {}", value, *problem));
+  if (is_env_key(key) && !is_known_knob(key)) {
+    const std::string note = fmt::format(
+        "{} is not a knob colltune knows; its values are passed through unchecked", key);
+    if (std::find(spec.notes.begin(), spec.notes.end(), note) == spec.notes.end()) {
+      spec.notes.push_back(note);
+    }
+  }
+}
+
+Axis parse_axis(const Parser& p, const YAML::Node& key_node, const YAML::Node& values,
+                SweepSpec& spec) {
+  Axis axis{key_node.as<std::string>(), {}};
+  const std::string field = "axes." + axis.key;
+  if (!is_env_key(axis.key) && axis.key != "backend") {
+    const auto& known = placement_axis_keys();
+    if (std::find(known.begin(), known.end(), axis.key) == known.end()) {
+      std::vector<std::string> allowed = known;
+      allowed.push_back("backend");
+      const auto near = nearest_word(axis.key, allowed);
+      p.fail(key_node, field,
+             fmt::format("unknown key{}; allowed: {} backend, or an environment variable",
+                         near ? fmt::format(" (did you mean '{}'?)", *near) : "",
+                         fmt::join(known, " ")));
+    }
+  }
+  YAML::Node list = values.IsSequence() ? values : YAML::Node(YAML::NodeType::Sequence);
+  if (!values.IsSequence()) list.push_back(values);
+  if (list.size() == 0) p.fail(values, field, "[] is empty; allowed: a non-empty list of values");
+  for (const auto& item : list) {
+    if (item.IsNull()) {
+      if (axis.key == "np" || axis.key == "backend") {
+        p.fail(item, field, "null is not allowed; allowed: a value");
+      }
+      axis.values.push_back(std::nullopt);
+    } else if (axis.key == "launcher_args") {
+      axis.values.push_back(nlohmann::json(p.strings(item, field)).dump());
+    } else {
+      const std::string value = p.scalar(item, field);
+      check_axis_value(p, item, axis.key, value, spec);
+      axis.values.push_back(value);
+    }
+  }
+  return axis;
+}
+
+Rule parse_rule(const Parser& p, const YAML::Node& node, const std::string& field,
+                const std::vector<std::string>& axis_keys) {
+  if (!node.IsMap()) p.fail(node, field, "expected a mapping of axis to value");
+  Rule rule;
+  for (const auto& entry : node) {
+    const std::string key = entry.first.as<std::string>();
+    if (std::find(axis_keys.begin(), axis_keys.end(), key) == axis_keys.end()) {
+      const auto near = nearest_word(key, axis_keys);
+      p.fail(entry.first, field + "." + key,
+             fmt::format("not an axis of this spec{}; allowed: {}",
+                         near ? fmt::format(" (did you mean '{}'?)", *near) : "",
+                         fmt::join(axis_keys, " ")));
+    }
+    rule[key] = entry.second.IsNull() ? std::nullopt
+                                      : std::optional<std::string>(p.scalar(entry.second, field + "." + key));
+  }
+  return rule;
+}
+
+void parse_benchmark(const Parser& p, const YAML::Node& node, SweepSpec& spec,
+                     std::vector<std::optional<std::string>>& backends) {
+  std::vector<std::string> known;
+  for (const auto& [key, flag] : kBenchmarkFlags) known.push_back(key);
+  p.check_keys(node, "benchmark", known);
+  for (const auto& [key, flag] : kBenchmarkFlags) {
+    const YAML::Node value = node[key];
+    if (!value) continue;
+    const auto items = p.strings(value, "benchmark." + key);
+    if (items.empty()) p.fail(value, "benchmark." + key, "[] is empty; allowed: a non-empty list");
+    if (key == "backends") {
+      backends.assign(items.begin(), items.end());
+      continue;
+    }
+    spec.run_args.push_back(flag);
+    spec.run_args.push_back(fmt::format("{}", fmt::join(items, ",")));
+  }
+}
+
+}  // namespace
+
+const std::vector<std::string>& placement_axis_keys() {
+  static const std::vector<std::string> kKeys{"np",     "nodes",   "ranks_per_node",
+                                              "map_by", "bind_to", "rank_by", "launcher_args"};
+  return kKeys;
+}
+
+bool is_env_key(const std::string& key) {
+  if (key.empty() || std::isdigit(static_cast<unsigned char>(key[0]))) return false;
+  const bool word = std::all_of(key.begin(), key.end(), [](unsigned char ch) {
+    return std::isalnum(ch) || ch == '_';
+  });
+  return word && has_upper(key);
+}
+
+SweepSpec parse_spec(const std::string& text, const std::string& source) {
+  const Parser p(source);
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    throw ConfigError(fmt::format("{}:{}:{}: not valid YAML: {}", source, e.mark.line + 1,
+                                  e.mark.column + 1, e.msg));
+  }
+  SweepSpec spec;
+  spec.source_text = text;
+  if (root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
+  p.check_keys(root, "", kTopKeys);
+
+  spec.name = root["name"] ? p.scalar(root["name"], "name") : "sweep";
+  if (spec.name.empty() || !std::all_of(spec.name.begin(), spec.name.end(), [](unsigned char ch) {
+        return std::isalnum(ch) || ch == '-' || ch == '_' || ch == '.';
+      })) {
+    p.fail(root["name"], "name",
+           fmt::format("'{}' is not allowed; allowed: letters, digits, - _ and .", spec.name));
+  }
+  if (root["launcher"]) {
+    const std::string launcher = p.scalar(root["launcher"], "launcher");
+    if (launcher == "mpirun") {
+      spec.launcher = LauncherKind::kMpirun;
+    } else if (launcher == "srun") {
+      spec.launcher = LauncherKind::kSrun;
+    } else if (launcher == "local") {
+      spec.launcher = LauncherKind::kLocal;
+    } else {
+      p.fail(root["launcher"], "launcher",
+             fmt::format("'{}' is not allowed; allowed: mpirun srun local", launcher));
+    }
+  }
+  if (root["launcher_args"]) spec.launcher_args = p.strings(root["launcher_args"], "launcher_args");
+  if (root["hosts"]) spec.hosts = p.strings(root["hosts"], "hosts");
+  if (root["hostfile"]) spec.hostfile = p.scalar(root["hostfile"], "hostfile");
+  if (!spec.hosts.empty() && !spec.hostfile.empty()) {
+    p.fail(root["hostfile"], "hostfile", "give hosts or hostfile, not both");
+  }
+  if (root["repetitions"]) {
+    spec.repetitions = static_cast<int>(p.integer(root["repetitions"], "repetitions", 1, 1000));
+  }
+  if (root["point_timeout_seconds"]) {
+    spec.point_timeout_seconds = p.positive_number(root["point_timeout_seconds"], "point_timeout_seconds");
+  }
+  if (root["colltune"]) spec.colltune_path = p.scalar(root["colltune"], "colltune");
+
+  if (const YAML::Node env = root["env"]) {
+    if (!env.IsMap()) p.fail(env, "env", "expected a mapping of variable to value");
+    for (const auto& entry : env) {
+      const std::string key = entry.first.as<std::string>();
+      if (!is_env_key(key)) {
+        p.fail(entry.first, "env." + key, "not an environment variable name; allowed: NAME_LIKE_THIS");
+      }
+      const std::string value = p.scalar(entry.second, "env." + key);
+      if (const auto problem = check_knob(key, value)) {
+        p.fail(entry.second, "env." + key, fmt::format("'{}' is not allowed; {}", value, *problem));
+      }
+      spec.env[key] = value;
+    }
+  }
+
+  std::vector<std::optional<std::string>> backends{"mpi"};
+  if (root["benchmark"]) parse_benchmark(p, root["benchmark"], spec, backends);
+
+  bool backend_axis = false;
+  if (const YAML::Node axes = root["axes"]) {
+    if (!axes.IsMap()) p.fail(axes, "axes", "expected a mapping of axis to a list of values");
+    for (const auto& entry : axes) {
+      spec.axes.push_back(parse_axis(p, entry.first, entry.second, spec));
+      if (spec.axes.back().key == "backend") {
+        if (root["benchmark"] && root["benchmark"]["backends"]) {
+          p.fail(entry.first, "axes.backend", "also given as benchmark.backends; give it once");
+        }
+        backend_axis = true;
+      }
+    }
+  }
+  if (!backend_axis) spec.axes.insert(spec.axes.begin(), Axis{"backend", backends});
+  if (spec.launcher == LauncherKind::kLocal) {
+    for (const Axis& axis : spec.axes) {
+      if (axis.key != "np") continue;
+      for (const auto& v : axis.values) {
+        if (v != "1") p.fail(root["axes"]["np"], "axes.np",
+                             fmt::format("'{}' is not allowed with launcher local; allowed: 1", *v));
+      }
+    }
+  }
+
+  std::vector<std::string> axis_keys;
+  for (const Axis& axis : spec.axes) axis_keys.push_back(axis.key);
+  for (const char* section : {"include", "exclude"}) {
+    const YAML::Node rules = root[section];
+    if (!rules) continue;
+    if (!rules.IsSequence()) p.fail(rules, section, "expected a list of rules");
+    for (const auto& rule : rules) {
+      (std::string(section) == "include" ? spec.include : spec.exclude)
+          .push_back(parse_rule(p, rule, section, axis_keys));
+    }
+  }
+  if (root["baseline"]) {
+    spec.baseline = parse_rule(p, root["baseline"], "baseline", axis_keys);
+    for (const auto& [key, value] : spec.baseline) {
+      if (!is_env_key(key)) {
+        p.fail(root["baseline"], "baseline." + key,
+               "only environment axes define the baseline; placement and backend are matched");
+      }
+    }
+  }
+  return spec;
+}
+
+}  // namespace colltune

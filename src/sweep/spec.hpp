@@ -1,0 +1,53 @@
+#pragma once
+// The sweep spec (YAML): what to run, on which launcher, over which axes. configs/annotated.yaml
+// documents every key.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace colltune {
+
+enum class LauncherKind { kMpirun, kSrun, kLocal };
+
+// One axis: a setting and its values; nullopt means "leave unset" (the knob's own default).
+struct Axis {
+  std::string key;
+  std::vector<std::optional<std::string>> values;
+};
+
+// A rule matches a point when every entry does: a value matches equal text, "*" any set value,
+// nullopt an unset one.
+using Rule = std::map<std::string, std::optional<std::string>>;
+
+struct SweepSpec {
+  std::string name;
+  LauncherKind launcher = LauncherKind::kMpirun;
+  std::vector<std::string> launcher_args;
+  std::vector<std::string> hosts;
+  std::string hostfile;
+  int repetitions = 1;                  // rounds: every point once per round
+  double point_timeout_seconds = 600;   // wall-clock limit of one launch
+  std::string colltune_path;            // empty: the running colltune binary
+  std::map<std::string, std::string> env;  // set for every point
+  // `colltune run` flags from the benchmark section, in spec order (backends excluded).
+  std::vector<std::string> run_args;
+  std::vector<Axis> axes;               // in spec order; "backend" included
+  std::vector<Rule> include;
+  std::vector<Rule> exclude;
+  Rule baseline;                        // env settings of the baseline; default: all unset
+  std::vector<std::string> notes;       // e.g. unknown variables passed through unchecked
+  std::string source_text;              // the YAML as given
+};
+
+// Keys the `axes` section accepts besides environment variables (UPPER_CASE names).
+const std::vector<std::string>& placement_axis_keys();
+bool is_env_key(const std::string& key);
+
+// Parses and checks a spec. Throws ConfigError "<source>:<line>:<col>: <field>: ..." naming the
+// field, the value and what is allowed; unknown keys suggest the nearest known one.
+SweepSpec parse_spec(const std::string& text, const std::string& source);
+
+}  // namespace colltune

@@ -1,0 +1,177 @@
+#include <gtest/gtest.h>
+
+#include "core/errors.hpp"
+#include "sweep/expand.hpp"
+#include "sweep/knobs.hpp"
+#include "sweep/spec.hpp"
+
+namespace colltune {
+namespace {
+
+std::string error_of(const std::string& yaml) {
+  try {
+    parse_spec(yaml, "s.yaml");
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(SweepSpec, DefaultsAndBenchmarkFlags) {
+  const SweepSpec s = parse_spec(
+      "name: t\nbenchmark:\n  collectives: [allreduce, alltoall]\n  min_bytes: 8\n  samples: 5\n",
+      "s.yaml");
+  EXPECT_EQ(s.launcher, LauncherKind::kMpirun);
+  EXPECT_EQ(s.repetitions, 1);
+  EXPECT_EQ(s.run_args, (std::vector<std::string>{"--coll", "allreduce,alltoall", "-b", "8",
+                                                  "--repetitions", "5"}));
+  ASSERT_EQ(s.axes.size(), 1u);
+  EXPECT_EQ(s.axes[0].key, "backend");
+}
+
+TEST(SweepSpec, UnknownKeysSuggestTheNearest) {
+  EXPECT_EQ(error_of("name: t\nrepetitons: 3\n"),
+            "s.yaml:2:1: repetitons: unknown key (did you mean 'repetitions'?); allowed: name "
+            "launcher launcher_args hosts hostfile repetitions point_timeout_seconds colltune env "
+            "benchmark axes include exclude baseline");
+  EXPECT_EQ(error_of("benchmark:\n  colectives: [allreduce]\n").substr(0, 70),
+            "s.yaml:2:3: benchmark.colectives: unknown key (did you mean 'collectiv");
+  EXPECT_EQ(error_of("axes:\n  bind_too: [core]\n").substr(0, 65),
+            "s.yaml:2:3: axes.bind_too: unknown key (did you mean 'bind_to'?);");
+}
+
+TEST(SweepSpec, WrongTypesEmptyAxesAndNegativeLimits) {
+  EXPECT_EQ(error_of("repetitions: [1, 2]\n"),
+            "s.yaml:1:14: repetitions: expected a single value, not a list or mapping");
+  EXPECT_EQ(error_of("repetitions: two\n"),
+            "s.yaml:1:14: repetitions: 'two' is not allowed; allowed: an integer from 1 to 1000");
+  EXPECT_EQ(error_of("axes:\n  np: []\n"),
+            "s.yaml:2:7: axes.np: [] is empty; allowed: a non-empty list of values");
+  EXPECT_EQ(error_of("point_timeout_seconds: -5\n"),
+            "s.yaml:1:24: point_timeout_seconds: '-5' is not allowed; allowed: a number of "
+            "seconds > 0");
+  EXPECT_EQ(error_of("launcher: slurm\n"),
+            "s.yaml:1:11: launcher: 'slurm' is not allowed; allowed: mpirun srun local");
+  EXPECT_EQ(error_of("axes: [1, 2]\n"),
+            "s.yaml:1:7: axes: expected a mapping of axis to a list of values");
+  EXPECT_EQ(error_of("name: [\n").substr(0, 26), "s.yaml:2:1: not valid YAML");
+}
+
+TEST(SweepSpec, KnobValuesAreChecked) {
+  EXPECT_EQ(error_of("axes:\n  NCCL_P2P_LEVEL: [NVL, NVLINK]\n"),
+            "s.yaml:2:25: axes.NCCL_P2P_LEVEL: 'NVLINK' is not allowed; allowed: LOC NVL PIX PXB "
+            "PHB SYS, or the legacy 0 to 4");
+  EXPECT_EQ(error_of("axes:\n  OMPI_MCA_coll_tuned_allreduce_algorithm: [1, 7]\n"),
+            "s.yaml:2:48: axes.OMPI_MCA_coll_tuned_allreduce_algorithm: '7' is not allowed; "
+            "allowed: an integer from 0 to 6");
+  EXPECT_EQ(error_of("axes:\n  NCCL_NTHREADS: [96]\n"),
+            "s.yaml:2:19: axes.NCCL_NTHREADS: '96' is not allowed; allowed: 64 128 256 512");
+  EXPECT_EQ(error_of("axes:\n  bind_to: [cores]\n").substr(0, 60),
+            "s.yaml:2:13: axes.bind_to: 'cores' is not allowed; allowed: ");
+  EXPECT_EQ(error_of("env:\n  NCCL_MAX_CTAS: 65\n"),
+            "s.yaml:2:18: env.NCCL_MAX_CTAS: '65' is not allowed; allowed: an integer from 1 to "
+            "64");
+}
+
+TEST(Knobs, NcclAlgoAndProtoGrammar) {
+  for (const char* ok : {"Ring", "ring,tree", "^NVLS", "allreduce:tree;broadcast:ring",
+                         "allreduce:^ring,tree", "PAT"}) {
+    EXPECT_FALSE(check_knob("NCCL_ALGO", ok).has_value()) << ok;
+  }
+  for (const char* bad : {"", "Rings", "allreduce:", "alltoall:ring", "ring;tree", "^"}) {
+    EXPECT_TRUE(check_knob("NCCL_ALGO", bad).has_value()) << bad;
+  }
+  EXPECT_FALSE(check_knob("NCCL_PROTO", "LL128,Simple").has_value());
+  EXPECT_TRUE(check_knob("NCCL_PROTO", "LL256").has_value());
+  EXPECT_FALSE(check_knob("NCCL_P2P_LEVEL", "3").has_value());
+  EXPECT_TRUE(check_knob("NCCL_P2P_LEVEL", "5").has_value());
+  EXPECT_FALSE(check_knob("OMPI_MCA_coll_tuned_alltoall_algorithm", "5").has_value());
+  EXPECT_TRUE(check_knob("OMPI_MCA_coll_tuned_alltoall_algorithm", "6").has_value());
+  EXPECT_FALSE(check_knob("SOMETHING_ELSE", "anything").has_value());
+  EXPECT_FALSE(is_known_knob("SOMETHING_ELSE"));
+}
+
+TEST(Knobs, PlacementPolicies) {
+  for (const char* ok : {"slot", "core", "ppr:4:node", "ppr:2:socket:PE=4", "numa:SPAN", "node"}) {
+    EXPECT_FALSE(check_map_by(ok).has_value()) << ok;
+  }
+  EXPECT_TRUE(check_map_by("ppr:x:node").has_value());
+  EXPECT_FALSE(check_bind_to("core:overload-allowed").has_value());
+  EXPECT_TRUE(check_bind_to("cpu").has_value());
+  EXPECT_FALSE(check_rank_by("core:span").has_value());
+}
+
+TEST(SweepSpec, UnknownVariablesPassWithANote) {
+  const SweepSpec s = parse_spec("axes:\n  UCX_TLS: [rc, ud]\n", "s.yaml");
+  ASSERT_EQ(s.notes.size(), 1u);
+  EXPECT_EQ(s.notes[0], "UCX_TLS is not a knob colltune knows; its values are passed through unchecked");
+}
+
+const char* kAlgorithms = R"(
+axes:
+  np: [2, 4]
+  OMPI_MCA_coll_tuned_allreduce_algorithm: [1, 2, 3]
+)";
+
+TEST(Expand, ProductInSpecOrderWithABaselinePerGroup) {
+  const auto points = expand(parse_spec(kAlgorithms, "s.yaml"));
+  ASSERT_EQ(points.size(), 8u);  // per np: baseline (no knob) + 3 algorithms
+  EXPECT_TRUE(points[0].baseline);
+  EXPECT_EQ(points[0].label, "backend=mpi np=2 (no knob set)");
+  EXPECT_EQ(points[1].label, "backend=mpi np=2 OMPI_MCA_coll_tuned_allreduce_algorithm=1");
+  EXPECT_FALSE(points[1].baseline);
+  EXPECT_TRUE(points[4].baseline);
+  EXPECT_EQ(points[4].settings.at("np"), "4");
+}
+
+TEST(Expand, IdsComeFromSettingsAlone) {
+  const auto a = expand(parse_spec(kAlgorithms, "a.yaml"));
+  const auto b = expand(parse_spec(std::string(kAlgorithms) + "repetitions: 3\nname: other\n", "b.yaml"));
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].id, b[i].id);
+  // Fixed forever: stores written today must resume and compare with tomorrow's colltune.
+  EXPECT_EQ(point_id({{"backend", "mpi"}, {"np", "2"}}), "46c8ad0fd99d03b5");
+}
+
+TEST(Expand, IncludeAndExcludeCutTheProduct) {
+  const auto points = expand(parse_spec(R"(
+axes:
+  np: [2, 4]
+  A_KNOB: [null, x, y]
+  B_KNOB: [null, u]
+include:
+  - {A_KNOB: null}
+  - {B_KNOB: null}
+exclude:
+  - {np: 4, A_KNOB: y}
+baseline: {}
+)", "s.yaml"));
+  std::vector<std::string> labels;
+  for (const auto& p : points) labels.push_back(p.label);
+  EXPECT_EQ(labels, (std::vector<std::string>{
+                        "backend=mpi np=2 (no knob set)", "backend=mpi np=2 B_KNOB=u",
+                        "backend=mpi np=2 A_KNOB=x", "backend=mpi np=2 A_KNOB=y",
+                        "backend=mpi np=4 (no knob set)", "backend=mpi np=4 B_KNOB=u",
+                        "backend=mpi np=4 A_KNOB=x"}));
+  EXPECT_TRUE(points[0].baseline);
+  EXPECT_EQ(std::count_if(points.begin(), points.end(), [](const Point& p) { return p.baseline; }), 2);
+}
+
+TEST(Expand, ExplicitBaseline) {
+  const auto points = expand(parse_spec(R"(
+axes:
+  OMPI_MCA_coll_tuned_allreduce_algorithm: [2, 4]
+baseline: {OMPI_MCA_coll_tuned_allreduce_algorithm: 4}
+)", "s.yaml"));
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_FALSE(points[0].baseline);
+  EXPECT_TRUE(points[1].baseline);
+}
+
+TEST(Expand, RulesMustNameAxes) {
+  EXPECT_EQ(error_of("axes:\n  np: [2]\nexclude:\n  - {nq: 2}\n").substr(0, 75),
+            "s.yaml:4:6: exclude.nq: not an axis of this spec (did you mean 'np'?); allo");
+}
+
+}  // namespace
+}  // namespace colltune

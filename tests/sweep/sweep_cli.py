@@ -1,0 +1,38 @@
+"""Bad specs exit 2 with one line and create nothing; --dry-run and --emit-sbatch run nothing."""
+import os
+
+import sweep_harness as h
+from sweep_harness import check
+
+args = h.parse_args()
+work = h.workdir()
+results = os.path.join(work, "results")
+cases = [
+    ("axes:\n  np: [2]\n  NCCL_P2P_LEVEL: [NVL, NVLINK]\n",
+     "spec.yaml:3:25: axes.NCCL_P2P_LEVEL: 'NVLINK' is not allowed"),
+    ("repetitons: 2\n", "repetitons: unknown key (did you mean 'repetitions'?)"),
+    ("benchmark: {dtypes: [int16]}\n", "benchmark: -d/--datatype: 'int16' is not a datatype"),
+    ("axes:\n  np: []\n", "axes.np: [] is empty"),
+    ("point_timeout_seconds: -1\n", "point_timeout_seconds: '-1' is not allowed"),
+]
+for text, expected in cases:
+    spec = h.write_spec(work, text)
+    code, stdout, stderr = h.run_sweep(args, spec, "--results", results, limit_seconds=20)
+    lines = stderr.strip().splitlines()
+    check(code == 2, f"{expected}: exit {code}")
+    check(len(lines) == 1 and expected in lines[0], f"{expected}: stderr {lines}")
+    check(not os.path.exists(results), f"{expected}: a store was created")
+
+code, _, stderr = h.run_sweep(args, "--resume", work)
+check(code == 2 and "is not a sweep store" in stderr, f"--resume of a non-store: {code} {stderr}")
+
+code, stdout, _ = h.run_sweep(args, "--dry-run")
+launches = [l for l in stdout.splitlines() if l.startswith("mpirun ") or " mpirun " in l]
+check(code == 0 and len(launches) == 46, f"built-in default dry run: {code}, {len(launches)} launches")
+
+spec = h.write_spec(work, "name: cluster\nlauncher: srun\naxes:\n  np: [8, 16]\n  nodes: 2\n")
+code, stdout, _ = h.run_sweep(args, spec, "--emit-sbatch")
+check(code == 0 and stdout.startswith("#!/bin/bash\n"), "no batch script")
+check("#SBATCH --ntasks=16" in stdout and "sweep " + os.path.abspath(spec) in stdout,
+      f"batch script: {stdout}")
+h.finish("sweep_cli")

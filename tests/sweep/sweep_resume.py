@@ -1,0 +1,71 @@
+"""SIGINT to the driver mid-sweep, then --resume, gives the same completed launches as an
+uninterrupted sweep, none duplicated, none lost; so does a SIGKILL of the driver."""
+import json
+import os
+import signal
+
+import sweep_harness as h
+from sweep_harness import check
+
+args = h.parse_args()
+work = h.workdir()
+spec = h.write_spec(work, """
+name: resume
+launcher_args: [--oversubscribe]
+point_timeout_seconds: 60
+repetitions: 2
+env: {OMPI_MCA_coll_tuned_use_dynamic_rules: 1}
+benchmark: {collectives: allreduce, min_bytes: 8, max_bytes: 256K, step_factor: 8, iters: 20,
+            samples: 5}
+axes:
+  np: 2
+  OMPI_MCA_coll_tuned_allreduce_algorithm: [null, 1, 2, 3, 4]
+""")
+
+
+def completed(store):
+    m = h.manifest(store)
+    keys = [h.launch_key(l) for l in m["launches"]]
+    check(len(keys) == len(set(keys)), f"{store}: duplicated launches")
+    done = {h.launch_key(l) for l in m["launches"] if l["status"] == "done"}
+    for point, round_ in done:
+        path = os.path.join(store, "points", point, f"round-{round_}.jsonl")
+        lines = [json.loads(l) for l in open(path)]
+        check(len(lines) == 12, f"{path}: {len(lines)} records, expected 12")
+    partials = [f for _, _, files in os.walk(store) for f in files if f.endswith(".partial")]
+    check(not partials, f"{store}: partial files left: {partials}")
+    return done
+
+
+reference_results = os.path.join(work, "reference")
+code, _, stderr = h.run_sweep(args, spec, "--results", reference_results)
+check(code == 0, f"reference sweep exit {code}: {stderr[-1000:]}")
+reference = completed(h.the_store(reference_results))
+check(len(reference) == 10, f"reference completed {len(reference)} launches, expected 10")
+
+for sig, expected_exit in ((signal.SIGINT, 130), (signal.SIGKILL, -signal.SIGKILL)):
+    results = os.path.join(work, f"results-{sig.name}")
+    proc = h.popen_sweep(args, spec, "--results", results)
+
+    def some_done():
+        store = h.the_store(results)
+        m = h.manifest(store) if store else None
+        return m and sum(l["status"] == "done" for l in m["launches"]) >= 3 and \
+            any(l["status"] == "running" for l in m["launches"])
+
+    check(h.wait_for(some_done, 60) is not None, f"{sig.name}: never saw 3 launches done")
+    proc.send_signal(sig)
+    stdout, stderr = proc.communicate(timeout=60)
+    check(proc.returncode == expected_exit, f"{sig.name}: driver exit {proc.returncode}")
+    store = h.the_store(results)
+    partial = completed(store)
+    check(0 < len(partial) < 10, f"{sig.name}: {len(partial)} done before the resume")
+    if sig == signal.SIGINT:
+        check(f"--resume {store}" in stderr, f"no resume hint: {stderr[-500:]}")
+        statuses = {l["status"] for l in h.manifest(store)["launches"]}
+        check(statuses <= {"done", "pending"}, f"after SIGINT: statuses {statuses}")
+    code, stdout, stderr = h.run_sweep(args, "--resume", store)
+    check(code == 0, f"{sig.name}: resume exit {code}: {stderr[-1000:]}")
+    check(completed(store) == reference, f"{sig.name}: resumed set differs from the reference")
+    check(not h.processes_mentioning(store), f"{sig.name}: processes left running")
+h.finish("sweep_resume")

@@ -1,11 +1,13 @@
 #include "apps/sweep_command.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "apps/default_spec.hpp"
+#include "backends/registry.hpp"
 #include "core/errors.hpp"
 #include "runner/run_options.hpp"
 #include "store/manifest.hpp"
@@ -141,6 +143,17 @@ int sweep_command(const std::vector<std::string>& args) {
   if (a.dry_run) {
     print_dry_run(spec, points, colltune);
     return 0;
+  }
+  if (spec.colltune_path.empty()) {
+    const auto built = built_backends();
+    for (const Point& p : points) {
+      const std::string backend = p.settings.count("backend") ? p.settings.at("backend") : "mpi";
+      if (std::find(built.begin(), built.end(), backend) == built.end()) {
+        throw ConfigError(fmt::format("{}: backend: '{}' is not built into this colltune; "
+                                      "allowed: {} (or set colltune: to a binary that has it)",
+                                      source, backend, fmt::join(built, " ")));
+      }
+    }
   }
   SweepPlan plan;
   plan.spec = spec;

@@ -35,4 +35,15 @@ code, stdout, _ = h.run_sweep(args, spec, "--emit-sbatch")
 check(code == 0 and stdout.startswith("#!/bin/bash\n"), "no batch script")
 check("#SBATCH --ntasks=16" in stdout and "sweep " + os.path.abspath(spec) in stdout,
       f"batch script: {stdout}")
+# Every example spec in configs/ parses and expands.
+configs = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "configs")
+for name in sorted(os.listdir(configs)):
+    code, stdout, stderr = h.run_sweep(args, os.path.join(configs, name), "--dry-run")
+    check(code == 0 and stdout.count("# [") > 0, f"configs/{name}: exit {code} {stderr}")
+
+# A backend this build lacks is refused before anything runs.
+spec = h.write_spec(work, "benchmark: {backends: [nccl]}\n")
+code, _, stderr = h.run_sweep(args, spec, "--results", results)
+check(code == 2 and "backend: 'nccl' is not built into this colltune" in stderr, f"nccl: {stderr}")
+check(not os.path.exists(results), "a store was created for an unrunnable spec")
 h.finish("sweep_cli")

@@ -1,10 +1,11 @@
 #include "apps/sweep_command.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <filesystem>
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "apps/default_spec.hpp"
 #include "backends/registry.hpp"
@@ -61,8 +62,8 @@ void print_dry_run(const SweepSpec& spec, const std::vector<Point>& points,
   const std::size_t total = points.size() * static_cast<std::size_t>(spec.repetitions);
   for (int round = 1; round <= spec.repetitions; ++round) {
     for (const Point& p : points) {
-      const Launch launch = build_launch(
-          spec, p, colltune, "results/<sweep-id>/" + launch_records_path(p.id, round));
+      const Launch launch =
+          build_launch(spec, p, colltune, "results/<sweep-id>/" + launch_records_path(p.id, round));
       fmt::print("# [{}/{}] point {} round {}{}: {}\n", ++k, total, p.id, round,
                  p.baseline ? " (baseline)" : "", p.label);
       std::vector<std::string> words;
@@ -105,15 +106,17 @@ int sweep_command(const std::vector<std::string>& args) {
   if (!a.resume_dir.empty()) {
     source = a.resume_dir + "/spec.yaml";
     if (!fs::exists(a.resume_dir + "/manifest.json")) {
-      throw ConfigError(fmt::format("--resume: '{}' is not a sweep store; allowed: a "
-                                    "results/<sweep-id> directory with a manifest.json",
-                                    a.resume_dir));
+      throw ConfigError(
+          fmt::format("--resume: '{}' is not a sweep store; allowed: a "
+                      "results/<sweep-id> directory with a manifest.json",
+                      a.resume_dir));
     }
     text = read_file(source);
     if (!a.spec_path.empty() && read_file(a.spec_path) != text) {
-      throw ConfigError(fmt::format("spec: '{}' differs from {}; --resume runs the stored spec, "
-                                    "so give the same file or none",
-                                    a.spec_path, source));
+      throw ConfigError(
+          fmt::format("spec: '{}' differs from {}; --resume runs the stored spec, "
+                      "so give the same file or none",
+                      a.spec_path, source));
     }
   } else if (!a.spec_path.empty()) {
     source = a.spec_path;
@@ -134,10 +137,12 @@ int sweep_command(const std::vector<std::string>& args) {
   for (const Point& p : points) build_launch(spec, p, colltune, "check.jsonl");  // throws early
 
   if (a.emit_sbatch) {
-    const std::string spec_arg = a.spec_path.empty() && a.resume_dir.empty() ? "" : fs::absolute(source).string();
-    std::fputs(sbatch_script(spec, points, colltune, spec_arg, fs::absolute(a.results_root).string())
-                   .c_str(),
-               stdout);
+    const std::string spec_arg =
+        a.spec_path.empty() && a.resume_dir.empty() ? "" : fs::absolute(source).string();
+    std::fputs(
+        sbatch_script(spec, points, colltune, spec_arg, fs::absolute(a.results_root).string())
+            .c_str(),
+        stdout);
     return 0;
   }
   if (a.dry_run) {
@@ -149,9 +154,10 @@ int sweep_command(const std::vector<std::string>& args) {
     for (const Point& p : points) {
       const std::string backend = p.settings.count("backend") ? p.settings.at("backend") : "mpi";
       if (std::find(built.begin(), built.end(), backend) == built.end()) {
-        throw ConfigError(fmt::format("{}: backend: '{}' is not built into this colltune; "
-                                      "allowed: {} (or set colltune: to a binary that has it)",
-                                      source, backend, fmt::join(built, " ")));
+        throw ConfigError(
+            fmt::format("{}: backend: '{}' is not built into this colltune; "
+                        "allowed: {} (or set colltune: to a binary that has it)",
+                        source, backend, fmt::join(built, " ")));
       }
     }
   }
@@ -161,8 +167,9 @@ int sweep_command(const std::vector<std::string>& args) {
   plan.colltune_path = colltune;
   plan.colltune_version = fmt::format("{} ({})", COLLTUNE_VERSION, COLLTUNE_GIT_REVISION);
   plan.resume = !a.resume_dir.empty();
-  plan.store_dir = plan.resume ? a.resume_dir
-                               : (fs::path(a.results_root) / new_sweep_id(spec.name, a.results_root)).string();
+  plan.store_dir =
+      plan.resume ? a.resume_dir
+                  : (fs::path(a.results_root) / new_sweep_id(spec.name, a.results_root)).string();
   return run_sweep(plan, stderr);
 }
 

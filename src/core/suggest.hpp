@@ -10,6 +10,7 @@ namespace colltune {
 
 // The entry of `known` nearest to `word` by edit distance, if it is close enough to be a typo
 // (at most a third of the word's length, and at least 1 edit).
-std::optional<std::string> nearest_word(std::string_view word, const std::vector<std::string>& known);
+std::optional<std::string> nearest_word(std::string_view word,
+                                        const std::vector<std::string>& known);
 
 }  // namespace colltune

@@ -1,12 +1,12 @@
 #include "sweep/driver.hpp"
 
+#include <fmt/format.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
-#include <fmt/format.h>
 
 #include "core/errors.hpp"
 #include "core/timestamp.hpp"
@@ -38,7 +38,8 @@ std::string clock_text(double seconds) {
 
 class Progress {
  public:
-  Progress(std::FILE* out, std::size_t total) : out_(out), total_(total), tty_(isatty(fileno(out))) {}
+  Progress(std::FILE* out, std::size_t total)
+      : out_(out), total_(total), tty_(isatty(fileno(out))) {}
 
   void started(std::size_t index, const std::string& label, int round) {
     index_ = index;
@@ -53,7 +54,8 @@ class Progress {
     const double per_launch = finished_ > 0 ? sweep_elapsed_ / static_cast<double>(finished_) : 0;
     const double eta = per_launch * static_cast<double>(total_ - index_ + 1) - point_elapsed;
     fmt::print(out_, "\r\033[K[{}/{}] {} (round {}) | elapsed {} | ETA {}", index_, total_, label_,
-               round_, clock_text(elapsed), finished_ > 0 ? clock_text(std::max(eta, 0.0)) : "--:--");
+               round_, clock_text(elapsed),
+               finished_ > 0 ? clock_text(std::max(eta, 0.0)) : "--:--");
     std::fflush(out_);
   }
   void finished(const LaunchOutcome& o) {
@@ -61,10 +63,12 @@ class Progress {
     ++finished_;
     if (tty_) {
       if (o.status != LaunchStatus::kDone) {
-        fmt::print(out_, "\r\033[K[{}/{}] {} (round {}): {}\n", index_, total_, label_, round_, name(o.status));
+        fmt::print(out_, "\r\033[K[{}/{}] {} (round {}): {}\n", index_, total_, label_, round_,
+                   name(o.status));
       }
     } else {
-      fmt::print(out_, "sweep: [{}/{}] {} in {:.2f} s\n", index_, total_, name(o.status), o.seconds);
+      fmt::print(out_, "sweep: [{}/{}] {} in {:.2f} s\n", index_, total_, name(o.status),
+                 o.seconds);
     }
     std::fflush(out_);
   }
@@ -111,9 +115,10 @@ Manifest resumed_manifest(const SweepPlan& plan, const std::string& manifest_pat
   std::vector<std::string> stored;
   for (const PointEntry& p : m.points) stored.push_back(p.id);
   if (ids != stored) {
-    throw ConfigError(fmt::format("--resume: {} holds other points than its spec.yaml expands to; "
-                                  "allowed: a store written by this colltune version",
-                                  plan.store_dir));
+    throw ConfigError(
+        fmt::format("--resume: {} holds other points than its spec.yaml expands to; "
+                    "allowed: a store written by this colltune version",
+                    plan.store_dir));
   }
   for (LaunchEntry& e : m.launches) {
     if (e.status == "running" && e.pid > 0 && !e.argv.empty()) {
@@ -199,8 +204,9 @@ int run_sweep(const SweepPlan& plan, std::FILE* progress_out) {
       remove_stale(store, entry);
       save();
       progress.clear();
-      fmt::print(progress_out, "sweep: interrupted; {} of {} launches done. Resume with: colltune "
-                               "sweep --resume {}\n",
+      fmt::print(progress_out,
+                 "sweep: interrupted; {} of {} launches done. Resume with: colltune "
+                 "sweep --resume {}\n",
                  std::count_if(manifest.launches.begin(), manifest.launches.end(),
                                [](const LaunchEntry& e) { return e.status == "done"; }),
                  manifest.launches.size(), store);
@@ -226,7 +232,7 @@ int run_sweep(const SweepPlan& plan, std::FILE* progress_out) {
   for (const std::string& note : manifest.notes) fmt::print("sweep: note: {}\n", note);
   fmt::print("sweep: results in {}\n", store);
   return counts["done"] == static_cast<int>(manifest.launches.size()) ? kSweepAllDone
-                                                                       : kSweepSomeFailed;
+                                                                      : kSweepSomeFailed;
 }
 
 }  // namespace colltune

@@ -21,7 +21,7 @@ struct SweepPlan {
 
 // Exit codes of `colltune sweep`.
 inline constexpr int kSweepAllDone = 0;
-inline constexpr int kSweepSomeFailed = 3;   // every launch ran; some failed or timed out
+inline constexpr int kSweepSomeFailed = 3;  // every launch ran; some failed or timed out
 inline constexpr int kSweepInterrupted = 130;
 
 // Progress goes to `progress` (a live line on a terminal, plain lines otherwise).

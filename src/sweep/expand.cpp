@@ -1,8 +1,9 @@
 #include "sweep/expand.hpp"
 
-#include <algorithm>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 namespace colltune {
@@ -17,7 +18,9 @@ std::string label_of(const SweepSpec& spec, const Settings& settings) {
     any_env = any_env || is_env_key(axis.key);
     const std::string value =
         axis.key == "launcher_args"
-            ? fmt::format("[{}]", fmt::join(nlohmann::json::parse(it->second).get<std::vector<std::string>>(), " "))
+            ? fmt::format(
+                  "[{}]",
+                  fmt::join(nlohmann::json::parse(it->second).get<std::vector<std::string>>(), " "))
             : it->second;
     parts.push_back(axis.key + "=" + value);
   }
@@ -84,7 +87,8 @@ std::vector<Point> expand(const SweepSpec& spec) {
   std::vector<Settings> kept;
   for (Settings& s : product) {
     const auto hit = [&](const Rule& r) { return matches(r, s); };
-    if (!spec.include.empty() && std::none_of(spec.include.begin(), spec.include.end(), hit)) continue;
+    if (!spec.include.empty() && std::none_of(spec.include.begin(), spec.include.end(), hit))
+      continue;
     if (std::any_of(spec.exclude.begin(), spec.exclude.end(), hit)) continue;
     if (std::find(kept.begin(), kept.end(), s) == kept.end()) kept.push_back(std::move(s));
   }

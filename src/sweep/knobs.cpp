@@ -57,7 +57,8 @@ std::optional<std::string> check_name_list(std::string_view value,
     if (list.empty()) return false;
     for (std::string_view item : split(list, ',')) {
       const std::string l = lower(item);
-      if (std::none_of(names.begin(), names.end(), [&](const std::string& n) { return lower(n) == l; })) {
+      if (std::none_of(names.begin(), names.end(),
+                       [&](const std::string& n) { return lower(n) == l; })) {
         return false;
       }
     }
@@ -89,11 +90,13 @@ std::optional<std::string> one_of(std::string_view value, const std::vector<std:
 
 // Open MPI 4.1.4's coll/tuned algorithm ids (ompi_info --param coll tuned --level 9).
 const std::map<std::string, int>& tuned_algorithm_max() {
-  static const std::map<std::string, int> kMax{
-      {"allreduce", 6},      {"alltoall", 5},        {"allgather", 6}, {"allgatherv", 5},
-      {"alltoallv", 2},      {"barrier", 6},         {"bcast", 9},     {"reduce", 7},
-      {"reduce_scatter", 4}, {"reduce_scatter_block", 4}, {"gather", 3},  {"scatter", 3},
-      {"exscan", 2},         {"scan", 2}};
+  static const std::map<std::string, int> kMax{{"allreduce", 6},      {"alltoall", 5},
+                                               {"allgather", 6},      {"allgatherv", 5},
+                                               {"alltoallv", 2},      {"barrier", 6},
+                                               {"bcast", 9},          {"reduce", 7},
+                                               {"reduce_scatter", 4}, {"reduce_scatter_block", 4},
+                                               {"gather", 3},         {"scatter", 3},
+                                               {"exscan", 2},         {"scan", 2}};
   return kMax;
 }
 
@@ -111,7 +114,8 @@ std::optional<std::string> tuned_collective(std::string_view name) {
 const std::vector<std::string> kLevels{"LOC", "NVL", "PIX", "PXB", "PHB", "SYS"};
 
 std::optional<std::string> check_level(std::string_view value) {
-  if (!one_of(value, kLevels, true) || (integer(value) && *integer(value) >= 0 && *integer(value) <= 4)) {
+  if (!one_of(value, kLevels, true) ||
+      (integer(value) && *integer(value) >= 0 && *integer(value) <= 4)) {
     return std::nullopt;
   }
   return "allowed: LOC NVL PIX PXB PHB SYS, or the legacy 0 to 4";
@@ -125,25 +129,55 @@ knob_checks() {
       {"NCCL_NET_GDR_LEVEL", check_level},
       {"NCCL_ALGO",
        [](std::string_view v) {
-         return check_name_list(v, {"Ring", "Tree", "CollnetDirect", "CollnetChain", "NVLS",
-                                    "NVLSTree", "PAT"});
+         return check_name_list(
+             v, {"Ring", "Tree", "CollnetDirect", "CollnetChain", "NVLS", "NVLSTree", "PAT"});
        }},
-      {"NCCL_PROTO", [](std::string_view v) { return check_name_list(v, {"LL", "LL128", "Simple"}); }},
+      {"NCCL_PROTO",
+       [](std::string_view v) {
+         return check_name_list(v, {"LL", "LL128", "Simple"});
+       }},
       {"NCCL_MIN_NCHANNELS", [](std::string_view v) { return int_range(v, 1, 64); }},
       {"NCCL_MAX_NCHANNELS", [](std::string_view v) { return int_range(v, 1, 64); }},
       {"NCCL_MIN_CTAS", [](std::string_view v) { return int_range(v, 1, 64); }},
       {"NCCL_MAX_CTAS", [](std::string_view v) { return int_range(v, 1, 64); }},
       {"NCCL_BUFFSIZE", [](std::string_view v) { return int_range(v, 1, 1LL << 40); }},
-      {"NCCL_NTHREADS", [](std::string_view v) { return one_of(v, {"64", "128", "256", "512"}); }},
-      {"NCCL_P2P_DISABLE", [](std::string_view v) { return one_of(v, {"0", "1"}); }},
-      {"NCCL_SHM_DISABLE", [](std::string_view v) { return one_of(v, {"0", "1"}); }},
-      {"NCCL_NET_GDR_READ", [](std::string_view v) { return one_of(v, {"0", "1"}); }},
-      {"NCCL_CUMEM_ENABLE", [](std::string_view v) { return one_of(v, {"0", "1"}); }},
-      {"NCCL_NVLS_ENABLE", [](std::string_view v) { return one_of(v, {"0", "1", "2"}); }},
-      {"NCCL_COLLNET_ENABLE", [](std::string_view v) { return one_of(v, {"0", "1"}); }},
-      {"NCCL_CROSS_NIC", [](std::string_view v) { return one_of(v, {"0", "1", "2"}); }},
+      {"NCCL_NTHREADS",
+       [](std::string_view v) {
+         return one_of(v, {"64", "128", "256", "512"});
+       }},
+      {"NCCL_P2P_DISABLE",
+       [](std::string_view v) {
+         return one_of(v, {"0", "1"});
+       }},
+      {"NCCL_SHM_DISABLE",
+       [](std::string_view v) {
+         return one_of(v, {"0", "1"});
+       }},
+      {"NCCL_NET_GDR_READ",
+       [](std::string_view v) {
+         return one_of(v, {"0", "1"});
+       }},
+      {"NCCL_CUMEM_ENABLE",
+       [](std::string_view v) {
+         return one_of(v, {"0", "1"});
+       }},
+      {"NCCL_NVLS_ENABLE",
+       [](std::string_view v) {
+         return one_of(v, {"0", "1", "2"});
+       }},
+      {"NCCL_COLLNET_ENABLE",
+       [](std::string_view v) {
+         return one_of(v, {"0", "1"});
+       }},
+      {"NCCL_CROSS_NIC",
+       [](std::string_view v) {
+         return one_of(v, {"0", "1", "2"});
+       }},
       {"NCCL_IB_QPS_PER_CONNECTION", [](std::string_view v) { return int_range(v, 1, 128); }},
-      {"OMPI_MCA_coll_tuned_use_dynamic_rules", [](std::string_view v) { return one_of(v, {"0", "1"}); }},
+      {"OMPI_MCA_coll_tuned_use_dynamic_rules",
+       [](std::string_view v) {
+         return one_of(v, {"0", "1"});
+       }},
   };
   return kChecks;
 }
@@ -173,7 +207,8 @@ std::optional<std::string> check_knob(std::string_view name, std::string_view va
 }
 
 std::optional<std::string> check_map_by(std::string_view value) {
-  return check_policy(value, "slot|node|seq|dist|" + kObjects + "|ppr:[0-9]+:(" + kObjects + "|node)",
+  return check_policy(value,
+                      "slot|node|seq|dist|" + kObjects + "|ppr:[0-9]+:(" + kObjects + "|node)",
                       "PE=[0-9]+|SPAN|OVERSUBSCRIBE|NOOVERSUBSCRIBE|NOLOCAL|DISPLAY",
                       "allowed: slot node seq dist hwthread core l1cache l2cache l3cache socket "
                       "package numa board, or ppr:N:object, with :PE=n :SPAN :OVERSUBSCRIBE "

@@ -1,9 +1,10 @@
 #include "sweep/launch.hpp"
 
-#include <algorithm>
-#include <cmath>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "core/errors.hpp"
@@ -23,8 +24,8 @@ std::optional<std::string> get(const Settings& s, const std::string& key) {
 std::string srun_cpu_bind(const Point& point, const std::string& bind_to) {
   const std::string base = bind_to.substr(0, bind_to.find(':'));
   static const std::map<std::string, std::string> kMap{
-      {"none", "none"},       {"core", "cores"},   {"hwthread", "threads"},
-      {"socket", "sockets"},  {"package", "sockets"}, {"numa", "ldoms"}};
+      {"none", "none"},      {"core", "cores"},      {"hwthread", "threads"},
+      {"socket", "sockets"}, {"package", "sockets"}, {"numa", "ldoms"}};
   const auto it = kMap.find(base);
   if (it == kMap.end()) {
     unsupported(point, fmt::format("bind_to '{}' has no srun --cpu-bind equivalent; allowed with "
@@ -99,10 +100,12 @@ Launch build_launch(const SweepSpec& spec, const Point& point, const std::string
     argv = {"srun", "--ntasks=" + np};
     if (const auto v = get(s, "nodes")) argv.push_back("--nodes=" + *v);
     if (const auto v = get(s, "ranks_per_node")) argv.push_back("--ntasks-per-node=" + *v);
-    if (!spec.hosts.empty()) argv.push_back(fmt::format("--nodelist={}", fmt::join(spec.hosts, ",")));
+    if (!spec.hosts.empty())
+      argv.push_back(fmt::format("--nodelist={}", fmt::join(spec.hosts, ",")));
     if (!spec.hostfile.empty()) argv.push_back("--nodefile=" + spec.hostfile);
     if (const auto v = get(s, "bind_to")) argv.push_back("--cpu-bind=" + srun_cpu_bind(point, *v));
-    if (const auto v = get(s, "map_by")) argv.push_back("--distribution=" + srun_distribution(point, *v));
+    if (const auto v = get(s, "map_by"))
+      argv.push_back("--distribution=" + srun_distribution(point, *v));
     if (get(s, "rank_by")) unsupported(point, "rank_by has no srun equivalent; use map_by");
     std::vector<std::string> exported{"ALL"};
     for (const auto& [key, value] : launch.env) exported.push_back(key);
@@ -111,7 +114,9 @@ Launch build_launch(const SweepSpec& spec, const Point& point, const std::string
     append_point_launcher_args(s, argv);
   } else {
     for (const char* key : {"nodes", "ranks_per_node", "map_by", "bind_to", "rank_by"}) {
-      if (get(s, key)) unsupported(point, fmt::format("{} needs a launcher; launcher local runs one process", key));
+      if (get(s, key))
+        unsupported(point,
+                    fmt::format("{} needs a launcher; launcher local runs one process", key));
     }
   }
   argv.push_back(colltune_path);
@@ -123,7 +128,8 @@ Launch build_launch(const SweepSpec& spec, const Point& point, const std::string
 
 std::string shell_quote(const std::string& text) {
   const bool plain = !text.empty() && std::all_of(text.begin(), text.end(), [](unsigned char ch) {
-    return std::isalnum(ch) || std::string_view("-_./=:,+@%").find(static_cast<char>(ch)) != std::string_view::npos;
+    return std::isalnum(ch) ||
+           std::string_view("-_./=:,+@%").find(static_cast<char>(ch)) != std::string_view::npos;
   });
   if (plain) return text;
   std::string out = "'";
@@ -140,21 +146,23 @@ std::string sbatch_script(const SweepSpec& spec, const std::vector<Point>& point
     nodes = std::max(nodes, std::stoll(get(p.settings, "nodes").value_or("1")));
     per_node = std::max(per_node, std::stoll(get(p.settings, "ranks_per_node").value_or("0")));
   }
-  const auto total_seconds = static_cast<long long>(
-      std::ceil(spec.point_timeout_seconds * static_cast<double>(points.size()) * spec.repetitions));
+  const auto total_seconds = static_cast<long long>(std::ceil(
+      spec.point_timeout_seconds * static_cast<double>(points.size()) * spec.repetitions));
   const long long minutes = std::max(1LL, (total_seconds + 59) / 60);
   std::string script = "#!/bin/bash\n";
-  script += fmt::format("# colltune sweep '{}': {} points x {} round(s); the time limit allows every launch its\n"
-                        "# full point_timeout_seconds ({} s).\n",
-                        spec.name, points.size(), spec.repetitions, spec.point_timeout_seconds);
+  script += fmt::format(
+      "# colltune sweep '{}': {} points x {} round(s); the time limit allows every launch its\n"
+      "# full point_timeout_seconds ({} s).\n",
+      spec.name, points.size(), spec.repetitions, spec.point_timeout_seconds);
   script += fmt::format("#SBATCH --job-name=colltune-{}\n", spec.name);
   script += fmt::format("#SBATCH --nodes={}\n#SBATCH --ntasks={}\n", nodes, ntasks);
   if (per_node > 0) script += fmt::format("#SBATCH --ntasks-per-node={}\n", per_node);
   script += fmt::format("#SBATCH --time={}:{:02}:00\n", minutes / 60, minutes % 60);
   script += fmt::format("#SBATCH --output=colltune-{}-%j.out\n", spec.name);
   script += "set -euo pipefail\n";
-  script += fmt::format("exec {} sweep {}--results {}\n", shell_quote(colltune_path),
-                        spec_path.empty() ? "" : shell_quote(spec_path) + " ", shell_quote(results_dir));
+  script +=
+      fmt::format("exec {} sweep {}--results {}\n", shell_quote(colltune_path),
+                  spec_path.empty() ? "" : shell_quote(spec_path) + " ", shell_quote(results_dir));
   return script;
 }
 

@@ -1,12 +1,12 @@
 #include "sweep/spec.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "core/errors.hpp"
@@ -16,19 +16,41 @@
 namespace colltune {
 namespace {
 
-const std::vector<std::string> kTopKeys{
-    "name",     "launcher",   "launcher_args", "hosts",   "hostfile",  "repetitions",
-    "point_timeout_seconds", "colltune", "env", "benchmark", "axes", "include", "exclude",
-    "baseline"};
+const std::vector<std::string> kTopKeys{"name",
+                                        "launcher",
+                                        "launcher_args",
+                                        "hosts",
+                                        "hostfile",
+                                        "repetitions",
+                                        "point_timeout_seconds",
+                                        "colltune",
+                                        "env",
+                                        "benchmark",
+                                        "axes",
+                                        "include",
+                                        "exclude",
+                                        "baseline"};
 
 // benchmark key -> `colltune run` flag; "backends" becomes the "backend" axis instead.
 const std::vector<std::pair<std::string, std::string>> kBenchmarkFlags{
-    {"backends", ""},       {"collectives", "--coll"}, {"min_bytes", "-b"},
-    {"max_bytes", "-e"},    {"step_factor", "-f"},     {"step_bytes", "-i"},
-    {"iters", "-n"},        {"warmup_iters", "-w"},    {"check", "-c"},
-    {"dtypes", "-d"},       {"ops", "-o"},             {"root", "-r"},
-    {"timing", "--timing"}, {"cache", "--cache"},      {"samples", "--repetitions"},
-    {"window", "--window"}, {"timeout_seconds", "--timeout"}, {"in_place", "--in-place"}};
+    {"backends", ""},
+    {"collectives", "--coll"},
+    {"min_bytes", "-b"},
+    {"max_bytes", "-e"},
+    {"step_factor", "-f"},
+    {"step_bytes", "-i"},
+    {"iters", "-n"},
+    {"warmup_iters", "-w"},
+    {"check", "-c"},
+    {"dtypes", "-d"},
+    {"ops", "-o"},
+    {"root", "-r"},
+    {"timing", "--timing"},
+    {"cache", "--cache"},
+    {"samples", "--repetitions"},
+    {"window", "--window"},
+    {"timeout_seconds", "--timeout"},
+    {"in_place", "--in-place"}};
 
 class Parser {
  public:
@@ -66,8 +88,8 @@ class Parser {
     const std::string text = scalar(node, field);
     long long value = 0;
     if (!YAML::convert<long long>::decode(node, value) || value < min || value > max) {
-      fail(node, field, fmt::format("'{}' is not allowed; allowed: an integer from {} to {}", text,
-                                    min, max));
+      fail(node, field,
+           fmt::format("'{}' is not allowed; allowed: an integer from {} to {}", text, min, max));
     }
     return value;
   }
@@ -176,8 +198,9 @@ Rule parse_rule(const Parser& p, const YAML::Node& node, const std::string& fiel
                          near ? fmt::format(" (did you mean '{}'?)", *near) : "",
                          fmt::join(axis_keys, " ")));
     }
-    rule[key] = entry.second.IsNull() ? std::nullopt
-                                      : std::optional<std::string>(p.scalar(entry.second, field + "." + key));
+    rule[key] = entry.second.IsNull()
+                    ? std::nullopt
+                    : std::optional<std::string>(p.scalar(entry.second, field + "." + key));
   }
   return rule;
 }
@@ -204,16 +227,15 @@ void parse_benchmark(const Parser& p, const YAML::Node& node, SweepSpec& spec,
 }  // namespace
 
 const std::vector<std::string>& placement_axis_keys() {
-  static const std::vector<std::string> kKeys{"np",     "nodes",   "ranks_per_node",
-                                              "map_by", "bind_to", "rank_by", "launcher_args"};
+  static const std::vector<std::string> kKeys{"np",      "nodes",   "ranks_per_node", "map_by",
+                                              "bind_to", "rank_by", "launcher_args"};
   return kKeys;
 }
 
 bool is_env_key(const std::string& key) {
   if (key.empty() || std::isdigit(static_cast<unsigned char>(key[0]))) return false;
-  const bool word = std::all_of(key.begin(), key.end(), [](unsigned char ch) {
-    return std::isalnum(ch) || ch == '_';
-  });
+  const bool word = std::all_of(key.begin(), key.end(),
+                                [](unsigned char ch) { return std::isalnum(ch) || ch == '_'; });
   return word && has_upper(key);
 }
 
@@ -261,7 +283,8 @@ SweepSpec parse_spec(const std::string& text, const std::string& source) {
     spec.repetitions = static_cast<int>(p.integer(root["repetitions"], "repetitions", 1, 1000));
   }
   if (root["point_timeout_seconds"]) {
-    spec.point_timeout_seconds = p.positive_number(root["point_timeout_seconds"], "point_timeout_seconds");
+    spec.point_timeout_seconds =
+        p.positive_number(root["point_timeout_seconds"], "point_timeout_seconds");
   }
   if (root["colltune"]) spec.colltune_path = p.scalar(root["colltune"], "colltune");
 
@@ -270,7 +293,8 @@ SweepSpec parse_spec(const std::string& text, const std::string& source) {
     for (const auto& entry : env) {
       const std::string key = entry.first.as<std::string>();
       if (!is_env_key(key)) {
-        p.fail(entry.first, "env." + key, "not an environment variable name; allowed: NAME_LIKE_THIS");
+        p.fail(entry.first, "env." + key,
+               "not an environment variable name; allowed: NAME_LIKE_THIS");
       }
       const std::string value = p.scalar(entry.second, "env." + key);
       if (const auto problem = check_knob(key, value)) {
@@ -301,8 +325,9 @@ SweepSpec parse_spec(const std::string& text, const std::string& source) {
     for (const Axis& axis : spec.axes) {
       if (axis.key != "np") continue;
       for (const auto& v : axis.values) {
-        if (v != "1") p.fail(root["axes"]["np"], "axes.np",
-                             fmt::format("'{}' is not allowed with launcher local; allowed: 1", *v));
+        if (v != "1")
+          p.fail(root["axes"]["np"], "axes.np",
+                 fmt::format("'{}' is not allowed with launcher local; allowed: 1", *v));
       }
     }
   }

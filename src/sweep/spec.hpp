@@ -28,18 +28,18 @@ struct SweepSpec {
   std::vector<std::string> launcher_args;
   std::vector<std::string> hosts;
   std::string hostfile;
-  int repetitions = 1;                  // rounds: every point once per round
-  double point_timeout_seconds = 600;   // wall-clock limit of one launch
-  std::string colltune_path;            // empty: the running colltune binary
+  int repetitions = 1;                     // rounds: every point once per round
+  double point_timeout_seconds = 600;      // wall-clock limit of one launch
+  std::string colltune_path;               // empty: the running colltune binary
   std::map<std::string, std::string> env;  // set for every point
   // `colltune run` flags from the benchmark section, in spec order (backends excluded).
   std::vector<std::string> run_args;
-  std::vector<Axis> axes;               // in spec order; "backend" included
+  std::vector<Axis> axes;  // in spec order; "backend" included
   std::vector<Rule> include;
   std::vector<Rule> exclude;
-  Rule baseline;                        // env settings of the baseline; default: all unset
-  std::vector<std::string> notes;       // e.g. unknown variables passed through unchecked
-  std::string source_text;              // the YAML as given
+  Rule baseline;                   // env settings of the baseline; default: all unset
+  std::vector<std::string> notes;  // e.g. unknown variables passed through unchecked
+  std::string source_text;         // the YAML as given
 };
 
 // Keys the `axes` section accepts besides environment variables (UPPER_CASE names).

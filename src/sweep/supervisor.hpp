@@ -24,8 +24,8 @@ struct LaunchOutcome {
 
 struct SuperviseOptions {
   double limit_seconds = 600;
-  const std::atomic<bool>* interrupted = nullptr;  // set from a signal handler
-  std::function<void(pid_t)> on_started;           // after the spawn, before waiting
+  const std::atomic<bool>* interrupted = nullptr;       // set from a signal handler
+  std::function<void(pid_t)> on_started;                // after the spawn, before waiting
   std::function<void(double elapsed_seconds)> on_tick;  // about every 0.5 s while it runs
 };
 

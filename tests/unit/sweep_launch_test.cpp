@@ -28,12 +28,30 @@ baseline: {OMPI_MCA_coll_tuned_allreduce_algorithm: 3}
 )",
                                     "s.yaml");
   const Launch l = build_launch(spec, only_point(spec), "/bin/colltune", "/r/x.jsonl");
-  EXPECT_EQ(l.argv, (std::vector<std::string>{
-                        "mpirun", "-np", "4", "--host", "n1:2,n2:2", "--map-by", "ppr:2:node",
-                        "--bind-to", "core", "--oversubscribe", "-x",
-                        "OMPI_MCA_coll_tuned_allreduce_algorithm", "-x",
-                        "OMPI_MCA_coll_tuned_use_dynamic_rules", "/bin/colltune", "run", "--coll",
-                        "allreduce", "-e", "1M", "--backend", "mpi", "--json", "/r/x.jsonl"}));
+  EXPECT_EQ(l.argv, (std::vector<std::string>{"mpirun",
+                                              "-np",
+                                              "4",
+                                              "--host",
+                                              "n1:2,n2:2",
+                                              "--map-by",
+                                              "ppr:2:node",
+                                              "--bind-to",
+                                              "core",
+                                              "--oversubscribe",
+                                              "-x",
+                                              "OMPI_MCA_coll_tuned_allreduce_algorithm",
+                                              "-x",
+                                              "OMPI_MCA_coll_tuned_use_dynamic_rules",
+                                              "/bin/colltune",
+                                              "run",
+                                              "--coll",
+                                              "allreduce",
+                                              "-e",
+                                              "1M",
+                                              "--backend",
+                                              "mpi",
+                                              "--json",
+                                              "/r/x.jsonl"}));
   EXPECT_EQ(l.env.at("OMPI_MCA_coll_tuned_allreduce_algorithm"), "3");
   EXPECT_EQ(l.env.at("OMPI_MCA_coll_tuned_use_dynamic_rules"), "1");
 }
@@ -93,8 +111,8 @@ axes:
   NCCL_P2P_LEVEL: [NVL, SYS]
 )",
                                     "s.yaml");
-  const std::string script = sbatch_script(spec, expand(spec), "/opt/colltune", "/home/u/p2p.yaml",
-                                           "/home/u/results");
+  const std::string script =
+      sbatch_script(spec, expand(spec), "/opt/colltune", "/home/u/p2p.yaml", "/home/u/results");
   EXPECT_NE(script.find("#SBATCH --job-name=colltune-p2p\n"), std::string::npos);
   EXPECT_NE(script.find("#SBATCH --nodes=2\n#SBATCH --ntasks=16\n"), std::string::npos);
   // 6 points (2 baselines) x 2 rounds x 90 s = 18 minutes.

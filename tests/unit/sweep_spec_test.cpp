@@ -104,7 +104,8 @@ TEST(Knobs, PlacementPolicies) {
 TEST(SweepSpec, UnknownVariablesPassWithANote) {
   const SweepSpec s = parse_spec("axes:\n  UCX_TLS: [rc, ud]\n", "s.yaml");
   ASSERT_EQ(s.notes.size(), 1u);
-  EXPECT_EQ(s.notes[0], "UCX_TLS is not a knob colltune knows; its values are passed through unchecked");
+  EXPECT_EQ(s.notes[0],
+            "UCX_TLS is not a knob colltune knows; its values are passed through unchecked");
 }
 
 const char* kAlgorithms = R"(
@@ -126,7 +127,8 @@ TEST(Expand, ProductInSpecOrderWithABaselinePerGroup) {
 
 TEST(Expand, IdsComeFromSettingsAlone) {
   const auto a = expand(parse_spec(kAlgorithms, "a.yaml"));
-  const auto b = expand(parse_spec(std::string(kAlgorithms) + "repetitions: 3\nname: other\n", "b.yaml"));
+  const auto b =
+      expand(parse_spec(std::string(kAlgorithms) + "repetitions: 3\nname: other\n", "b.yaml"));
   ASSERT_EQ(a.size(), b.size());
   for (std::size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].id, b[i].id);
   // Fixed forever: stores written today must resume and compare with tomorrow's colltune.
@@ -145,16 +147,18 @@ include:
 exclude:
   - {np: 4, A_KNOB: y}
 baseline: {}
-)", "s.yaml"));
+)",
+                                        "s.yaml"));
   std::vector<std::string> labels;
   for (const auto& p : points) labels.push_back(p.label);
-  EXPECT_EQ(labels, (std::vector<std::string>{
-                        "backend=mpi np=2 (no knob set)", "backend=mpi np=2 B_KNOB=u",
-                        "backend=mpi np=2 A_KNOB=x", "backend=mpi np=2 A_KNOB=y",
-                        "backend=mpi np=4 (no knob set)", "backend=mpi np=4 B_KNOB=u",
-                        "backend=mpi np=4 A_KNOB=x"}));
+  EXPECT_EQ(labels,
+            (std::vector<std::string>{"backend=mpi np=2 (no knob set)", "backend=mpi np=2 B_KNOB=u",
+                                      "backend=mpi np=2 A_KNOB=x", "backend=mpi np=2 A_KNOB=y",
+                                      "backend=mpi np=4 (no knob set)", "backend=mpi np=4 B_KNOB=u",
+                                      "backend=mpi np=4 A_KNOB=x"}));
   EXPECT_TRUE(points[0].baseline);
-  EXPECT_EQ(std::count_if(points.begin(), points.end(), [](const Point& p) { return p.baseline; }), 2);
+  EXPECT_EQ(std::count_if(points.begin(), points.end(), [](const Point& p) { return p.baseline; }),
+            2);
 }
 
 TEST(Expand, ExplicitBaseline) {
@@ -162,7 +166,8 @@ TEST(Expand, ExplicitBaseline) {
 axes:
   OMPI_MCA_coll_tuned_allreduce_algorithm: [2, 4]
 baseline: {OMPI_MCA_coll_tuned_allreduce_algorithm: 4}
-)", "s.yaml"));
+)",
+                                        "s.yaml"));
   ASSERT_EQ(points.size(), 2u);
   EXPECT_FALSE(points[0].baseline);
   EXPECT_TRUE(points[1].baseline);

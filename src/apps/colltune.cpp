@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/report_commands.hpp"
 #include "apps/run_command.hpp"
 #include "apps/run_context.hpp"
 #include "apps/sweep_command.hpp"
@@ -17,6 +18,9 @@ constexpr const char* kUsage = R"(colltune: benchmark and tune collective commun
 
 usage: colltune run [options]     measure collectives on the launched ranks (see run --help)
        colltune sweep [SPEC.yaml]  one launch per point of a knob/placement matrix (sweep --help)
+       colltune report RESULTS     report.md, report.html and results.csv
+       colltune compare BASE CAND  CI gate: exit 1 when the candidate is slower
+       colltune tune RESULTS --emit nccl-tuner|ompi-rules|env|openmetrics
        colltune --version
 )";
 
@@ -40,7 +44,12 @@ int main(int argc, char** argv) {
     if (args[0] == "sweep") {
       return sweep_command(std::vector<std::string>(args.begin() + 1, args.end()));
     }
-    throw ConfigError("command: '" + args[0] + "' is not a colltune command; allowed: run sweep");
+    const std::vector<std::string> rest(args.begin() + 1, args.end());
+    if (args[0] == "report") return report_command(rest);
+    if (args[0] == "compare") return compare_command(rest);
+    if (args[0] == "tune") return tune_command(rest);
+    throw ConfigError("command: '" + args[0] +
+                      "' is not a colltune command; allowed: run sweep report compare tune");
   } catch (const ConfigError& e) {
     // Every rank sees the same bad input; one line from rank 0, and a clean exit everywhere.
     // Print before MPI_Finalize: once a peer has finalized and exited, mpirun may kill rank 0.

@@ -49,6 +49,36 @@ Summary summarize(std::vector<double> samples, double z) {
   return s;
 }
 
+double mann_whitney_p(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.empty() || b.empty()) return 1.0;
+  std::vector<std::pair<double, bool>> all;  // value, from a
+  for (double v : a) all.emplace_back(v, true);
+  for (double v : b) all.emplace_back(v, false);
+  std::sort(all.begin(), all.end());
+  const auto n = static_cast<double>(all.size());
+  double rank_sum_a = 0;
+  double tie_term = 0;
+  for (std::size_t i = 0; i < all.size();) {
+    std::size_t j = i;
+    while (j < all.size() && all[j].first == all[i].first) ++j;
+    const double average_rank = (static_cast<double>(i + j) + 1) / 2;  // ranks i+1 .. j
+    const auto ties = static_cast<double>(j - i);
+    tie_term += ties * ties * ties - ties;
+    for (std::size_t k = i; k < j; ++k) {
+      if (all[k].second) rank_sum_a += average_rank;
+    }
+    i = j;
+  }
+  const auto na = static_cast<double>(a.size());
+  const auto nb = static_cast<double>(b.size());
+  const double u = rank_sum_a - na * (na + 1) / 2;
+  const double mean = na * nb / 2;
+  const double variance = na * nb / 12 * ((n + 1) - tie_term / (n * (n - 1)));
+  if (variance <= 0) return 1.0;
+  const double z = std::max(0.0, std::abs(u - mean) - 0.5) / std::sqrt(variance);
+  return std::erfc(z / std::sqrt(2.0));
+}
+
 double relative_ci_width(const Summary& s) {
   return s.median > 0 ? (s.ci_high - s.ci_low) / s.median : 0.0;
 }

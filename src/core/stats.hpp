@@ -23,4 +23,8 @@ Summary summarize(std::vector<double> samples, double z = 1.96);
 // (ci_high - ci_low) / median: the relative width used to warn about noisy numbers.
 double relative_ci_width(const Summary& s);
 
+// Two-sided p-value of the Mann-Whitney U test on raw samples: the normal approximation with
+// tie and continuity corrections (sound from about 8 samples a side). 1 when either is empty.
+double mann_whitney_p(const std::vector<double>& a, const std::vector<double>& b);
+
 }  // namespace colltune

@@ -67,3 +67,29 @@ TEST(Summarize, HundredThousandSamples) {
 
 }  // namespace
 }  // namespace colltune
+
+namespace colltune {
+namespace {
+
+TEST(MannWhitney, SeparatedSamplesAreSignificant) {
+  std::vector<double> a, b;
+  for (int i = 0; i < 12; ++i) {
+    a.push_back(1.0 + i * 0.01);
+    b.push_back(2.0 + i * 0.01);
+  }
+  // Complete separation at 12 a side: U = 0, z = (72 - 0.5) / sqrt(300) = 4.128.
+  EXPECT_NEAR(mann_whitney_p(a, b), std::erfc(71.5 / std::sqrt(300.0) / std::sqrt(2.0)), 1e-12);
+  EXPECT_LT(mann_whitney_p(a, b), 1e-4);
+  EXPECT_DOUBLE_EQ(mann_whitney_p(a, b), mann_whitney_p(b, a));
+}
+
+TEST(MannWhitney, IdenticalAndEmptySamplesAreNot) {
+  const std::vector<double> same(10, 3.0);
+  EXPECT_DOUBLE_EQ(mann_whitney_p(same, same), 1.0);  // all tied: no variance
+  EXPECT_DOUBLE_EQ(mann_whitney_p({}, same), 1.0);
+  const std::vector<double> a{1, 3, 5, 7, 9, 11, 13, 15}, b{2, 4, 6, 8, 10, 12, 14, 16};
+  EXPECT_GT(mann_whitney_p(a, b), 0.5);
+}
+
+}  // namespace
+}  // namespace colltune

@@ -1,0 +1,42 @@
+#include "report/markdown_report.hpp"
+
+#include <fmt/format.h>
+
+#include "report/escape.hpp"
+
+namespace colltune {
+
+std::string render_markdown(const ReportView& v) {
+  const auto e = [](const std::string& s) { return markdown_escape(s); };
+  std::string md = fmt::format("# {}\n\n{}\n\n## Context\n\n", e(v.title), e(v.summary));
+  for (const auto& [key, value] : v.context) md += fmt::format("- **{}**: {}\n", key, e(value));
+  for (const auto& note : v.notes) md += fmt::format("- note: {}\n", e(note));
+  if (!v.failures.empty()) {
+    md += "\n## Launches that did not finish\n\n| configuration | round | status | reason |\n|---|---|---|---|\n";
+    for (const auto& f : v.failures) {
+      md += fmt::format("| {} | {} | {} | {} |\n", e(f.point), f.round, f.status, e(f.detail));
+    }
+  }
+  for (const auto& panel : v.panels) {
+    md += fmt::format("\n## {}\n\n", e(panel.title));
+    if (!panel.winners.empty()) {
+      md += "| size | winner | busbw (GB/s) | over runner-up | over baseline | significant | tied with |\n"
+            "|---:|---|---:|---|---:|---|---|\n";
+      for (const auto& w : panel.winners) {
+        md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", w.size, e(w.winner), w.busbw,
+                          e(w.vs_runner_up), e(w.vs_baseline), w.significance, e(w.tied));
+      }
+    }
+    if (!panel.changes.empty()) {
+      md += "\nThe winner changes ";
+      for (std::size_t i = 0; i < panel.changes.size(); ++i) {
+        md += (i ? "; " : "") + e(panel.changes[i]);
+      }
+      md += ".\n";
+    }
+    for (const auto& s : panel.skipped) md += fmt::format("\nSkipped: {}\n", e(s));
+  }
+  return md;
+}
+
+}  // namespace colltune

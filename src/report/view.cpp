@@ -1,0 +1,155 @@
+#include "report/view.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <set>
+
+#include "core/sizes.hpp"
+#include "report/analysis.hpp"
+
+namespace colltune {
+namespace {
+
+std::string label_of(const Dataset& d, const std::string& id) {
+  const PointInfo* p = find_point(d, id);
+  return p == nullptr ? id : p->label;
+}
+
+// Distinct values of a context field over all points, joined.
+std::string distinct(const Dataset& d, const std::vector<std::string>& path) {
+  std::set<std::string> values;
+  for (const auto& [id, ctx] : d.contexts) {
+    const nlohmann::json* v = &ctx;
+    for (const auto& key : path) {
+      if (!v->is_object() || !v->contains(key)) {
+        v = nullptr;
+        break;
+      }
+      v = &(*v)[key];
+    }
+    if (v == nullptr) continue;
+    if (v->is_string()) {
+      values.insert(v->get<std::string>());
+    } else if (v->is_array()) {
+      std::vector<std::string> items;
+      for (const auto& item : *v) items.push_back(item.is_string() ? item.get<std::string>() : item.dump());
+      values.insert(fmt::format("{}", fmt::join(items, ", ")));
+    } else {
+      values.insert(v->dump());
+    }
+  }
+  if (values.empty()) return "n/a";
+  // Times differ per launch: the span says more than the list.
+  if (path.size() == 1 && path[0] == "start_time_utc" && values.size() > 1) {
+    return fmt::format("{} to {}", *values.begin(), *values.rbegin());
+  }
+  return fmt::format("{}", fmt::join(values, "; "));
+}
+
+std::string significance_text(const SizeVerdict& v, const Panel& panel) {
+  if (!v.runner_up) return "only one configuration";
+  const auto n_best = panel.cells.at(v.winner).at(v.bytes).samples_seconds.size();
+  const auto n_other = panel.cells.at(*v.runner_up).at(v.bytes).samples_seconds.size();
+  if (std::min(n_best, n_other) < kMinSamplesForVerdict) {
+    return fmt::format("too few samples ({} and {}; {} needed)", n_best, n_other, kMinSamplesForVerdict);
+  }
+  return fmt::format("{} (p={:.3g}{})", v.significant ? "yes" : "no", v.p_value,
+                     v.intervals_overlap ? "" : ", intervals apart");
+}
+
+PanelView make_panel_view(const Panel& panel, const Dataset& d) {
+  PanelView view;
+  view.title = panel.key.title();
+  for (const auto& id : panel.point_ids) {
+    if (panel.skipped.count(id)) {
+      view.skipped.push_back(label_of(d, id) + ": " + panel.skipped.at(id));
+    }
+    if (!panel.cells.count(id)) continue;
+    const PointInfo* p = find_point(d, id);
+    SeriesView s{label_of(d, id), p != nullptr && p->baseline, {}};
+    for (const auto& [bytes, cell] : panel.cells.at(id)) s.busbw_gbps.emplace_back(bytes, cell.busbw_gbps);
+    view.series.push_back(std::move(s));
+  }
+  std::string previous;
+  for (const SizeVerdict& v : winners(panel, d)) {
+    WinnerRow row;
+    row.size = format_bytes(v.bytes);
+    row.winner = label_of(d, v.winner);
+    row.busbw = fmt::format("{:.3f}", panel.cells.at(v.winner).at(v.bytes).busbw_gbps);
+    row.vs_runner_up = v.runner_up ? fmt::format("{:+.1f}% over {}", v.margin_over_runner_up * 100,
+                                                 label_of(d, *v.runner_up))
+                                   : "n/a";
+    if (v.baseline && *v.baseline == v.winner) {
+      row.vs_baseline = "is the baseline";
+    } else if (v.margin_over_baseline) {
+      row.vs_baseline = fmt::format("{:+.1f}%", *v.margin_over_baseline * 100);
+    } else {
+      row.vs_baseline = "n/a";
+    }
+    row.significance = significance_text(v, panel);
+    std::vector<std::string> tied;
+    constexpr std::size_t kMaxNamed = 4;
+    for (std::size_t i = 0; i < v.tied.size() && i < kMaxNamed; ++i) tied.push_back(label_of(d, v.tied[i]));
+    if (v.tied.size() > kMaxNamed) tied.push_back(fmt::format("{} more", v.tied.size() - kMaxNamed));
+    row.tied = fmt::format("{}", fmt::join(tied, ", "));
+    if (!previous.empty() && previous != row.winner) {
+      view.changes.push_back(fmt::format("at {}: {} -> {}", row.size, previous, row.winner));
+    }
+    previous = row.winner;
+    view.winners.push_back(std::move(row));
+  }
+  return view;
+}
+
+// The line of a failed launch's log that says why: colltune's own error line when there is one,
+// else the last line that is not decoration.
+std::optional<std::string> failure_reason(const std::vector<std::string>& tail) {
+  for (auto it = tail.rbegin(); it != tail.rend(); ++it) {
+    if (it->rfind("colltune:", 0) == 0) return *it;
+  }
+  for (auto it = tail.rbegin(); it != tail.rend(); ++it) {
+    if (it->find_first_not_of("- \t") != std::string::npos) return *it;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+ReportView make_report_view(const Dataset& d) {
+  ReportView view;
+  view.title = fmt::format("colltune report: {}", d.name);
+  std::map<std::string, int> counts;
+  for (const auto& l : d.launches) ++counts[l.status];
+  view.summary = fmt::format("{} ({}), {} configuration(s), {} record(s)", d.source, d.kind,
+                             d.points.size(), d.records.size());
+  if (!d.launches.empty()) {
+    view.summary += fmt::format("; {} launch(es): {} done, {} failed, {} timeout, {} not run",
+                                d.launches.size(), counts["done"], counts["failed"],
+                                counts["timeout"], counts["pending"] + counts["running"]);
+  }
+  view.context = {
+      {"colltune", distinct(d, {"colltune_version"}) + " " + distinct(d, {"git_revision"})},
+      {"backends", distinct(d, {"backend"})},
+      {"hosts", distinct(d, {"hosts"})},
+      {"ranks", distinct(d, {"nranks"})},
+      {"ranks per host", distinct(d, {"ranks_per_host"})},
+      {"MPI library", distinct(d, {"library_versions", "mpi"})},
+      {"timing", distinct(d, {"timing"}) + ", " + distinct(d, {"iters"}) + " ops per sample, " +
+                     distinct(d, {"repetitions"}) + " samples per size, " +
+                     distinct(d, {"warmup_iters"}) + " warm-up ops"},
+      {"cache", distinct(d, {"cache"})},
+      {"started", distinct(d, {"start_time_utc"})},
+  };
+  for (const auto& l : d.launches) {
+    if (l.status == "done") continue;
+    std::string detail = l.exit_code ? fmt::format("exit {}", *l.exit_code) : "";
+    if (l.signal) detail += fmt::format("signal {}", *l.signal);
+    if (const auto reason = failure_reason(l.tail)) detail += (detail.empty() ? "" : ": ") + *reason;
+    view.failures.push_back({label_of(d, l.point_id), std::to_string(l.round), l.status, detail});
+  }
+  for (const Panel& panel : build_panels(d)) view.panels.push_back(make_panel_view(panel, d));
+  view.notes = d.notes;
+  return view;
+}
+
+}  // namespace colltune

@@ -1,0 +1,52 @@
+#pragma once
+// The report's content, computed once and rendered as Markdown and HTML alike.
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "store/results.hpp"
+
+namespace colltune {
+
+struct SeriesView {
+  std::string label;
+  bool baseline = false;
+  std::vector<std::pair<std::uint64_t, double>> busbw_gbps;  // size -> busbw at the median
+};
+
+struct WinnerRow {
+  std::string size;          // "64K"
+  std::string winner;        // label
+  std::string busbw;         // "12.34"
+  std::string vs_runner_up;  // "+4.1% over <label>"
+  std::string vs_baseline;   // "+12.0%", "baseline", "n/a"
+  std::string significance;  // "yes (p=0.001)", "no (p=0.40)", "too few samples"
+  std::string tied;          // labels not distinguishable from the winner
+};
+
+struct PanelView {
+  std::string title;
+  std::vector<SeriesView> series;
+  std::vector<WinnerRow> winners;
+  std::vector<std::string> changes;  // "at 64K: A -> B"
+  std::vector<std::string> skipped;  // "label: reason"
+};
+
+struct FailureRow {
+  std::string point, round, status, detail;
+};
+
+struct ReportView {
+  std::string title;
+  std::string summary;  // one line: source, kind, counts
+  std::vector<std::pair<std::string, std::string>> context;
+  std::vector<FailureRow> failures;
+  std::vector<PanelView> panels;
+  std::vector<std::string> notes;
+};
+
+ReportView make_report_view(const Dataset& d);
+
+}  // namespace colltune

@@ -1,0 +1,56 @@
+"""compare's verdicts and exit codes, bad and truncated inputs, and escaping of hostile strings."""
+import os
+import re
+
+import report_harness as h
+from report_harness import check
+
+args = h.parse_args()
+root = h.fixtures()
+
+code, out, _ = h.colltune(args, "compare", "base", "base", cwd=root)
+check(code == 0 and "**0 slower**" in out, f"a store against itself: exit {code}")
+code, out, _ = h.colltune(args, "compare", "base", "slower", "--junit", "j.xml", cwd=root)
+check(code == 1, f"against the slower store: exit {code}")
+check("| slower |" in out and "allreduce\\_algorithm=4" in out and "| 1M |" in out,
+      f"the regression is not named: {out}")
+junit = open(os.path.join(root, "j.xml")).read()
+check('failures="1"' in junit and "<failure message=\"30.0% slower" in junit, "JUnit lacks the failure")
+# A slowdown below the threshold is not a regression.
+code, _, _ = h.colltune(args, "compare", "base", "slower", "--max-slowdown", "40%", cwd=root)
+check(code == 0, f"--max-slowdown 40%: exit {code}")
+# nccl-tests input has one sample per size: compare refuses to call a verdict and says why.
+code, out, _ = h.colltune(args, "compare", "nccl-tests.json", "nccl-tests.json", cwd=root)
+check(code == 0 and "too few samples" in out, f"nccl-tests self-compare: {code} {out[-500:]}")
+
+bad = [
+    (["report", "torn"], "round-1.jsonl:6: not JSON (a torn or truncated record?)"),
+    (["report", "no-such-dir"], "no-such-dir: no such file or directory"),
+    (["report", "."], ".: no manifest.json"),
+    (["compare", "base", "torn"], "not JSON"),
+    (["compare", "base", "slower", "--max-slowdown", "lots"], "--max-slowdown: 'lots' is not allowed"),
+    (["tune", "base", "--emit", "slurm"], "--emit: 'slurm' is not allowed"),
+    (["tune", "nccl-tests.json", "--emit", "ompi-rules"], "no point sets OMPI_MCA_coll_tuned_"),
+]
+open(os.path.join(root, "empty.jsonl"), "w").close()
+bad.append((["report", "empty.jsonl"], "empty.jsonl: empty"))
+with open(os.path.join(root, "garbage.jsonl"), "w") as f:
+    f.write('{"schema_version": 99}\n')
+bad.append((["report", "garbage.jsonl"], "schema_version: 99 is not readable"))
+for argv, expected in bad:
+    code, out, err = h.colltune(args, *argv, cwd=root)
+    lines = err.strip().splitlines()
+    check(code == 2, f"{argv}: exit {code}, expected 2")
+    check(len(lines) == 1 and expected in lines[0], f"{argv}: stderr {lines}")
+
+# Hostile strings from the store (a knob value, a log line) are escaped everywhere.
+code, _, err = h.colltune(args, "report", "base", cwd=root)
+check(code == 0, f"report: {err}")
+html = open(os.path.join(root, "base", "report.html")).read()
+md = open(os.path.join(root, "base", "report.md")).read()
+check("<script" not in html.lower(), "a <script> tag reached the HTML")
+check("<img" not in html.lower() and "<img" not in md.lower(), "an <img> tag reached a report")
+check("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;" in html, "the hostile label is not shown escaped")
+check("onerror" not in re.sub(r"&lt;img src=x onerror=alert\(1\)&gt;", "", html), "unescaped onerror")
+check("MPI_Allreduce failed" in html, "the failed launch's reason is missing")
+h.finish("report_cli")

@@ -1,9 +1,10 @@
 #include "apps/report_commands.hpp"
 
+#include <fmt/format.h>
+
 #include <CLI/CLI.hpp>
 #include <charconv>
 #include <filesystem>
-#include <fmt/format.h>
 
 #include "core/errors.hpp"
 #include "core/sizes.hpp"
@@ -22,7 +23,8 @@ namespace {
 namespace fs = std::filesystem;
 
 // Parses `args` with `app`; --help prints and returns true.
-bool parse_or_help(CLI::App& app, const std::vector<std::string>& args, const std::string& command) {
+bool parse_or_help(CLI::App& app, const std::vector<std::string>& args,
+                   const std::string& command) {
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {
     app.parse(reversed);
@@ -45,9 +47,10 @@ double parse_fraction(const std::string& text, const std::string& flag) {
   double value = -1;
   auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
   if (ec != std::errc() || end != number.data() + number.size() || value < 0) {
-    throw ConfigError(fmt::format("{}: '{}' is not allowed; allowed: a percentage like 5% or a "
-                                  "fraction like 0.05",
-                                  flag, text));
+    throw ConfigError(
+        fmt::format("{}: '{}' is not allowed; allowed: a percentage like 5% or a "
+                    "fraction like 0.05",
+                    flag, text));
   }
   return value * scale;
 }
@@ -55,9 +58,11 @@ double parse_fraction(const std::string& text, const std::string& flag) {
 }  // namespace
 
 int report_command(const std::vector<std::string>& args) {
-  CLI::App app("colltune report: report.md, report.html and results.csv from results", "colltune report");
+  CLI::App app("colltune report: report.md, report.html and results.csv from results",
+               "colltune report");
   std::string input, out_dir;
-  app.add_option("results", input, "a sweep store (results/<id>), a run's JSONL or nccl-tests JSON")->required();
+  app.add_option("results", input, "a sweep store (results/<id>), a run's JSONL or nccl-tests JSON")
+      ->required();
   app.add_option("--out", out_dir, "where to write (default: the store, or the file's directory)");
   if (parse_or_help(app, args, "report")) return 0;
   const Dataset d = load_dataset(input);
@@ -66,7 +71,8 @@ int report_command(const std::vector<std::string>& args) {
     if (out_dir.empty()) out_dir = ".";
   }
   if (!fs::is_directory(out_dir)) {
-    throw ConfigError(fmt::format("--out: '{}' is not a directory; allowed: an existing directory", out_dir));
+    throw ConfigError(
+        fmt::format("--out: '{}' is not a directory; allowed: an existing directory", out_dir));
   }
   const ReportView view = make_report_view(d);
   const std::string stem = fs::is_directory(input) ? "" : fs::path(input).stem().string() + ".";
@@ -115,14 +121,22 @@ int tune_command(const std::vector<std::string>& args) {
   if (parse_or_help(app, args, "tune")) return 0;
   TuneOptions o;
   const auto lo = parse_bytes(min_bytes);
-  const auto hi = max_bytes.empty() ? std::optional<std::uint64_t>(UINT64_MAX) : parse_bytes(max_bytes);
-  if (!lo) throw ConfigError(fmt::format("--min-bytes: '{}' is not a size; allowed: bytes with an optional K, M or G suffix", min_bytes));
-  if (!hi) throw ConfigError(fmt::format("--max-bytes: '{}' is not a size; allowed: bytes with an optional K, M or G suffix", max_bytes));
+  const auto hi =
+      max_bytes.empty() ? std::optional<std::uint64_t>(UINT64_MAX) : parse_bytes(max_bytes);
+  if (!lo)
+    throw ConfigError(fmt::format(
+        "--min-bytes: '{}' is not a size; allowed: bytes with an optional K, M or G suffix",
+        min_bytes));
+  if (!hi)
+    throw ConfigError(fmt::format(
+        "--max-bytes: '{}' is not a size; allowed: bytes with an optional K, M or G suffix",
+        max_bytes));
   o.min_bytes = *lo;
   o.max_bytes = *hi;
   const std::vector<std::string> allowed{"nccl-tuner", "ompi-rules", "env", "openmetrics"};
   if (std::find(allowed.begin(), allowed.end(), emit) == allowed.end()) {
-    throw ConfigError(fmt::format("--emit: '{}' is not allowed; allowed: nccl-tuner ompi-rules env openmetrics", emit));
+    throw ConfigError(fmt::format(
+        "--emit: '{}' is not allowed; allowed: nccl-tuner ompi-rules env openmetrics", emit));
   }
   const Dataset d = load_dataset(input);
   std::string text;

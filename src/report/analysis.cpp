@@ -1,7 +1,8 @@
 #include "report/analysis.hpp"
 
-#include <algorithm>
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace colltune {
 namespace {
@@ -106,7 +107,8 @@ std::vector<SizeVerdict> winners(const Panel& panel, const Dataset& d) {
                           other.samples_seconds.size() >= kMinSamplesForVerdict;
       if (i == 1) {
         v.runner_up = ranked[i].second;
-        v.margin_over_runner_up = best.summary.median > 0 ? ranked[i].first / best.summary.median - 1 : 0;
+        v.margin_over_runner_up =
+            best.summary.median > 0 ? ranked[i].first / best.summary.median - 1 : 0;
         v.p_value = p;
         v.intervals_overlap = other.summary.ci_low <= best.summary.ci_high;
         v.significant = enough && p < kSignificanceLevel;

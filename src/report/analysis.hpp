@@ -49,15 +49,15 @@ inline constexpr std::size_t kMinSamplesForVerdict = 8;
 
 struct SizeVerdict {
   std::uint64_t bytes = 0;
-  std::string winner;                    // point id with the lowest median time
+  std::string winner;  // point id with the lowest median time
   std::optional<std::string> runner_up;
-  double margin_over_runner_up = 0;      // runner-up time / winner time - 1
+  double margin_over_runner_up = 0;            // runner-up time / winner time - 1
   std::optional<double> margin_over_baseline;  // baseline time / winner time - 1
-  std::optional<std::string> baseline;   // the winner's group's baseline point
-  double p_value = 1;                    // Mann-Whitney, winner against runner-up
+  std::optional<std::string> baseline;         // the winner's group's baseline point
+  double p_value = 1;                          // Mann-Whitney, winner against runner-up
   bool intervals_overlap = true;
-  bool significant = false;              // p < level and enough samples
-  std::vector<std::string> tied;         // points not distinguishable from the winner
+  bool significant = false;       // p < level and enough samples
+  std::vector<std::string> tied;  // points not distinguishable from the winner
 };
 
 std::vector<SizeVerdict> winners(const Panel& panel, const Dataset& d);

@@ -1,6 +1,7 @@
 #include "report/compare.hpp"
 
 #include <fmt/format.h>
+
 #include <map>
 #include <tuple>
 
@@ -141,17 +142,18 @@ std::string compare_markdown(const std::vector<Comparison>& rows, const Dataset&
   for (const auto& r : rows) {
     if (r.verdict == Verdict::kSame) continue;
     if (!header) {
-      md += "\n| verdict | configuration | collective | size | ratio | range | p | note |\n"
-            "|---|---|---|---:|---:|---|---:|---|\n";
+      md +=
+          "\n| verdict | configuration | collective | size | ratio | range | p | note |\n"
+          "|---|---|---|---:|---:|---|---:|---|\n";
       header = true;
     }
-    md += fmt::format("| {} | {} | {} {} {}{} | {} | {} | {} | {} | {} |\n", name(r.verdict),
-                      markdown_escape(r.label), markdown_escape(r.collective),
-                      markdown_escape(r.dtype), markdown_escape(r.op),
-                      r.in_place ? " in-place" : "", format_bytes(r.bytes),
-                      r.ratio > 0 ? fmt::format("{:.3f}", r.ratio) : "",
-                      r.ratio > 0 ? fmt::format("{:.3f}-{:.3f}", r.ratio_low, r.ratio_high) : "",
-                      r.ratio > 0 ? fmt::format("{:.2g}", r.p_value) : "", markdown_escape(r.note));
+    md +=
+        fmt::format("| {} | {} | {} {} {}{} | {} | {} | {} | {} | {} |\n", name(r.verdict),
+                    markdown_escape(r.label), markdown_escape(r.collective),
+                    markdown_escape(r.dtype), markdown_escape(r.op), r.in_place ? " in-place" : "",
+                    format_bytes(r.bytes), r.ratio > 0 ? fmt::format("{:.3f}", r.ratio) : "",
+                    r.ratio > 0 ? fmt::format("{:.3f}-{:.3f}", r.ratio_low, r.ratio_high) : "",
+                    r.ratio > 0 ? fmt::format("{:.2g}", r.p_value) : "", markdown_escape(r.note));
   }
   return md;
 }
@@ -169,7 +171,8 @@ std::string compare_junit(const std::vector<Comparison>& rows) {
     } else if (r.verdict == Verdict::kTooFewSamples || r.verdict == Verdict::kMissing ||
                r.verdict == Verdict::kRankMismatch) {
       ++skipped;
-      cases += fmt::format("      <skipped message=\"{}: {}\"/>\n", name(r.verdict), html_escape(r.note));
+      cases += fmt::format("      <skipped message=\"{}: {}\"/>\n", name(r.verdict),
+                           html_escape(r.note));
     }
     cases += "    </testcase>\n";
   }

@@ -24,7 +24,7 @@ struct Comparison {
   std::uint64_t bytes = 0;
   int base_nranks = 0, cand_nranks = 0;
   std::size_t base_samples = 0, cand_samples = 0;
-  double ratio = 0;  // candidate median time / baseline median time
+  double ratio = 0;                      // candidate median time / baseline median time
   double ratio_low = 0, ratio_high = 0;  // from the medians' confidence intervals
   double p_value = 1;
   Verdict verdict = Verdict::kSame;

@@ -21,14 +21,16 @@ std::string render_csv(const Dataset& d) {
     const Summary s = summarize(r.samples_seconds);
     const double algbw = s.median > 0 ? r.algbw_bytes / s.median / 1e9 : 0;
     const bool measured = !r.skipped && s.n > 0;
-    const auto us = [&](double seconds) { return measured ? fmt::format("{:.4f}", seconds * 1e6) : ""; };
+    const auto us = [&](double seconds) {
+      return measured ? fmt::format("{:.4f}", seconds * 1e6) : "";
+    };
     csv += fmt::format(
         "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
         csv_field(d.source), csv_field(r.point_id), csv_field(p ? p->label : ""),
         p && p->baseline ? "true" : "false", r.round, csv_field(r.backend), csv_field(r.collective),
         csv_field(r.dtype), csv_field(r.op), r.in_place ? "true" : "false", r.nranks, r.bytes,
-        r.count, csv_field(r.timing), csv_field(r.cache), s.n, us(s.median), us(s.min),
-        us(s.mean), us(s.p95), us(s.max), us(s.ci_low), us(s.ci_high),
+        r.count, csv_field(r.timing), csv_field(r.cache), s.n, us(s.median), us(s.min), us(s.mean),
+        us(s.p95), us(s.max), us(s.ci_low), us(s.ci_high),
         measured ? fmt::format("{:.6f}", algbw) : "",
         measured ? fmt::format("{:.6f}", algbw * r.bus_factor) : "",
         r.wrong ? fmt::format("{}", *r.wrong) : "", csv_field(r.skipped.value_or("")));

@@ -1,9 +1,10 @@
 #include "report/html_report.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <fmt/format.h>
 
 #include "core/sizes.hpp"
 #include "report/escape.hpp"
@@ -60,19 +61,22 @@ std::string render_svg_chart(const PanelView& panel, int chart_index) {
   }
   const double plot_w = kWidth - kLeft - kRight, plot_h = kHeight - kTop - kBottom;
   const auto x_of = [&](std::uint64_t bytes) {
-    return kLeft + (std::log2(static_cast<double>(std::max<std::uint64_t>(bytes, 1))) - x_lo) / (x_hi - x_lo) * plot_w;
+    return kLeft + (std::log2(static_cast<double>(std::max<std::uint64_t>(bytes, 1))) - x_lo) /
+                       (x_hi - x_lo) * plot_w;
   };
   const auto y_of = [&](double bw) { return kTop + plot_h - bw / y_max * plot_h; };
 
   std::string svg = fmt::format(
       "<svg class=\"chart\" id=\"chart-{}\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" "
-      "height=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"busbw against message size: {}\">\n",
+      "height=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"busbw against message size: "
+      "{}\">\n",
       chart_index, kWidth, kHeight, kWidth, kHeight, html_escape(panel.title));
   for (int i = 0; i <= 5; ++i) {
     const double bw = y_max * i / 5, y = y_of(bw);
-    svg += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" stroke=\"#e4e4e4\"/>"
-                       "<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{:g}</text>\n",
-                       kLeft, y, kWidth - kRight, y, kLeft - 6, y + 4, bw);
+    svg += fmt::format(
+        "<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" stroke=\"#e4e4e4\"/>"
+        "<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{:g}</text>\n",
+        kLeft, y, kWidth - kRight, y, kLeft - 6, y + 4, bw);
   }
   // One tick per power of two that keeps labels apart (at most about 12).
   const int span = static_cast<int>(std::ceil(x_hi - x_lo));
@@ -80,26 +84,36 @@ std::string render_svg_chart(const PanelView& panel, int chart_index) {
   for (int e = static_cast<int>(std::ceil(x_lo)); e <= static_cast<int>(std::floor(x_hi)); ++e) {
     if (e % every != 0 || e < 0 || e > 62) continue;
     const double x = x_of(1ULL << e);
-    svg += fmt::format("<line x1=\"{:.1f}\" y1=\"{}\" x2=\"{:.1f}\" y2=\"{}\" stroke=\"#e4e4e4\"/>"
-                       "<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
-                       x, kTop, x, kTop + plot_h, x, kTop + plot_h + 16, format_bytes(1ULL << e));
+    svg += fmt::format(
+        "<line x1=\"{:.1f}\" y1=\"{}\" x2=\"{:.1f}\" y2=\"{}\" stroke=\"#e4e4e4\"/>"
+        "<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
+        x, kTop, x, kTop + plot_h, x, kTop + plot_h + 16, format_bytes(1ULL << e));
   }
-  svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#888\"/>\n",
-                     kLeft, kTop, plot_w, plot_h);
-  svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">message size (bytes, log scale)</text>\n",
-                     kLeft + plot_w / 2, kHeight - 12);
-  svg += fmt::format("<text transform=\"translate(16 {:.1f}) rotate(-90)\" text-anchor=\"middle\">busbw (GB/s)</text>\n",
-                     kTop + plot_h / 2);
+  svg += fmt::format(
+      "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#888\"/>\n", kLeft,
+      kTop, plot_w, plot_h);
+  svg += fmt::format(
+      "<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">message size (bytes, log scale)</text>\n",
+      kLeft + plot_w / 2, kHeight - 12);
+  svg += fmt::format(
+      "<text transform=\"translate(16 {:.1f}) rotate(-90)\" text-anchor=\"middle\">busbw "
+      "(GB/s)</text>\n",
+      kTop + plot_h / 2);
   for (std::size_t i = 0; i < panel.series.size(); ++i) {
     const auto& s = panel.series[i];
     const char* color = kPalette[i % kPalette.size()];
     std::string points;
-    for (const auto& [bytes, bw] : s.busbw_gbps) points += fmt::format("{:.1f},{:.1f} ", x_of(bytes), y_of(bw));
-    svg += fmt::format("<polyline class=\"series\" fill=\"none\" stroke=\"{}\" stroke-width=\"{}\"{} points=\"{}\"/>\n",
-                       color, s.baseline ? 3 : 1.6, s.baseline ? " stroke-dasharray=\"7 4\"" : "", points);
+    for (const auto& [bytes, bw] : s.busbw_gbps)
+      points += fmt::format("{:.1f},{:.1f} ", x_of(bytes), y_of(bw));
+    svg += fmt::format(
+        "<polyline class=\"series\" fill=\"none\" stroke=\"{}\" stroke-width=\"{}\"{} "
+        "points=\"{}\"/>\n",
+        color, s.baseline ? 3 : 1.6, s.baseline ? " stroke-dasharray=\"7 4\"" : "", points);
     for (const auto& [bytes, bw] : s.busbw_gbps) {
-      svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.5\" fill=\"{}\"><title>{}: {} B, {:.3f} GB/s</title></circle>\n",
-                         x_of(bytes), y_of(bw), color, html_escape(s.label), bytes, bw);
+      svg += fmt::format(
+          "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.5\" fill=\"{}\"><title>{}: {} B, {:.3f} "
+          "GB/s</title></circle>\n",
+          x_of(bytes), y_of(bw), color, html_escape(s.label), bytes, bw);
     }
   }
   return svg + "</svg>\n";
@@ -109,19 +123,24 @@ std::string render_html(const ReportView& v) {
   const auto e = [](const std::string& s) { return html_escape(s); };
   std::string html = fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
+      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src "
+      "'unsafe-inline'\">\n"
       "<title>{}</title>\n<style>{}</style>\n</head>\n<body>\n<h1>{}</h1>\n<p>{}</p>\n",
       e(v.title), kStyle, e(v.title), e(v.summary));
   html += "<h2>Context</h2>\n<table>\n";
-  for (const auto& [key, value] : v.context) html += fmt::format("<tr><th>{}</th><td>{}</td></tr>\n", e(key), e(value));
-  for (const auto& note : v.notes) html += fmt::format("<tr><th>note</th><td>{}</td></tr>\n", e(note));
+  for (const auto& [key, value] : v.context)
+    html += fmt::format("<tr><th>{}</th><td>{}</td></tr>\n", e(key), e(value));
+  for (const auto& note : v.notes)
+    html += fmt::format("<tr><th>note</th><td>{}</td></tr>\n", e(note));
   html += "</table>\n";
   if (!v.failures.empty()) {
-    html += "<h2 class=\"failed\">Launches that did not finish</h2>\n<table>\n"
-            "<tr><th>configuration</th><th>round</th><th>status</th><th>reason</th></tr>\n";
+    html +=
+        "<h2 class=\"failed\">Launches that did not finish</h2>\n<table>\n"
+        "<tr><th>configuration</th><th>round</th><th>status</th><th>reason</th></tr>\n";
     for (const auto& f : v.failures) {
-      html += fmt::format("<tr><td>{}</td><td>{}</td><td class=\"failed\">{}</td><td>{}</td></tr>\n",
-                          e(f.point), e(f.round), e(f.status), e(f.detail));
+      html +=
+          fmt::format("<tr><td>{}</td><td>{}</td><td class=\"failed\">{}</td><td>{}</td></tr>\n",
+                      e(f.point), e(f.round), e(f.status), e(f.detail));
     }
     html += "</table>\n";
   }
@@ -132,25 +151,29 @@ std::string render_html(const ReportView& v) {
     html += "<ul class=\"legend\">\n";
     for (std::size_t i = 0; i < panel.series.size(); ++i) {
       const auto& s = panel.series[i];
-      html += fmt::format("<li><svg width=\"28\" height=\"10\"><line x1=\"0\" y1=\"5\" x2=\"28\" y2=\"5\" "
-                          "stroke=\"{}\" stroke-width=\"{}\"{}/></svg>{}{}</li>\n",
-                          kPalette[i % kPalette.size()], s.baseline ? 3 : 2,
-                          s.baseline ? " stroke-dasharray=\"7 4\"" : "", e(s.label),
-                          s.baseline ? " (baseline)" : "");
+      html += fmt::format(
+          "<li><svg width=\"28\" height=\"10\"><line x1=\"0\" y1=\"5\" x2=\"28\" y2=\"5\" "
+          "stroke=\"{}\" stroke-width=\"{}\"{}/></svg>{}{}</li>\n",
+          kPalette[i % kPalette.size()], s.baseline ? 3 : 2,
+          s.baseline ? " stroke-dasharray=\"7 4\"" : "", e(s.label),
+          s.baseline ? " (baseline)" : "");
     }
     html += "</ul>\n";
     if (!panel.winners.empty()) {
-      html += "<table>\n<tr><th>size</th><th>winner</th><th>busbw (GB/s)</th><th>over runner-up</th>"
-              "<th>over baseline</th><th>significant</th><th>tied with</th></tr>\n";
+      html +=
+          "<table>\n<tr><th>size</th><th>winner</th><th>busbw (GB/s)</th><th>over runner-up</th>"
+          "<th>over baseline</th><th>significant</th><th>tied with</th></tr>\n";
       for (const auto& w : panel.winners) {
-        html += fmt::format("<tr><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td><td>{}</td>"
-                            "<td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>\n",
-                            e(w.size), e(w.winner), e(w.busbw), e(w.vs_runner_up), e(w.vs_baseline),
-                            e(w.significance), e(w.tied));
+        html += fmt::format(
+            "<tr><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td><td>{}</td>"
+            "<td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>\n",
+            e(w.size), e(w.winner), e(w.busbw), e(w.vs_runner_up), e(w.vs_baseline),
+            e(w.significance), e(w.tied));
       }
       html += "</table>\n";
     }
-    for (const auto& change : panel.changes) html += fmt::format("<p>The winner changes {}.</p>\n", e(change));
+    for (const auto& change : panel.changes)
+      html += fmt::format("<p>The winner changes {}.</p>\n", e(change));
     for (const auto& s : panel.skipped) html += fmt::format("<p>Skipped: {}</p>\n", e(s));
     html += "</section>\n";
   }

@@ -12,7 +12,9 @@ std::string render_markdown(const ReportView& v) {
   for (const auto& [key, value] : v.context) md += fmt::format("- **{}**: {}\n", key, e(value));
   for (const auto& note : v.notes) md += fmt::format("- note: {}\n", e(note));
   if (!v.failures.empty()) {
-    md += "\n## Launches that did not finish\n\n| configuration | round | status | reason |\n|---|---|---|---|\n";
+    md +=
+        "\n## Launches that did not finish\n\n| configuration | round | status | reason "
+        "|\n|---|---|---|---|\n";
     for (const auto& f : v.failures) {
       md += fmt::format("| {} | {} | {} | {} |\n", e(f.point), f.round, f.status, e(f.detail));
     }
@@ -20,8 +22,10 @@ std::string render_markdown(const ReportView& v) {
   for (const auto& panel : v.panels) {
     md += fmt::format("\n## {}\n\n", e(panel.title));
     if (!panel.winners.empty()) {
-      md += "| size | winner | busbw (GB/s) | over runner-up | over baseline | significant | tied with |\n"
-            "|---:|---|---:|---|---:|---|---|\n";
+      md +=
+          "| size | winner | busbw (GB/s) | over runner-up | over baseline | significant | tied "
+          "with |\n"
+          "|---:|---|---:|---|---:|---|---|\n";
       for (const auto& w : panel.winners) {
         md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", w.size, e(w.winner), w.busbw,
                           e(w.vs_runner_up), e(w.vs_baseline), w.significance, e(w.tied));

@@ -1,9 +1,10 @@
 #include "report/tune.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <fmt/format.h>
 #include <map>
 #include <set>
 
@@ -18,7 +19,8 @@ std::string lower(std::string s) {
   return s;
 }
 
-std::optional<std::string> setting(const Dataset& d, const std::string& point, const std::string& key) {
+std::optional<std::string> setting(const Dataset& d, const std::string& point,
+                                   const std::string& key) {
   const PointInfo* p = find_point(d, point);
   if (p == nullptr || !p->settings.count(key)) return std::nullopt;
   return p->settings.at(key);
@@ -56,17 +58,23 @@ std::vector<Range> ranges(const std::vector<std::pair<std::uint64_t, std::string
 }
 
 const std::map<std::string, std::string>& nccl_tuner_collectives() {
-  static const std::map<std::string, std::string> kNames{
-      {"allreduce", "allreduce"}, {"broadcast", "broadcast"},        {"reduce", "reduce"},
-      {"allgather", "allgather"}, {"reduce_scatter", "reducescatter"}};
+  static const std::map<std::string, std::string> kNames{{"allreduce", "allreduce"},
+                                                         {"broadcast", "broadcast"},
+                                                         {"reduce", "reduce"},
+                                                         {"allgather", "allgather"},
+                                                         {"reduce_scatter", "reducescatter"}};
   return kNames;
 }
 
 std::string tuner_algorithm(const std::optional<std::string>& v) {
   if (!v) return "-1";
-  static const std::map<std::string, std::string> kAlgos{
-      {"tree", "tree"}, {"ring", "ring"}, {"collnetdirect", "collnet_direct"},
-      {"collnetchain", "collnet_chain"}, {"nvls", "nvls"}, {"nvlstree", "nvls_tree"}, {"pat", "pat"}};
+  static const std::map<std::string, std::string> kAlgos{{"tree", "tree"},
+                                                         {"ring", "ring"},
+                                                         {"collnetdirect", "collnet_direct"},
+                                                         {"collnetchain", "collnet_chain"},
+                                                         {"nvls", "nvls"},
+                                                         {"nvlstree", "nvls_tree"},
+                                                         {"pat", "pat"}};
   const auto it = kAlgos.find(lower(*v));
   return it == kAlgos.end() ? "" : it->second;  // lists, exclusions: not one algorithm
 }
@@ -78,7 +86,8 @@ std::string tuner_protocol(const std::optional<std::string>& v) {
 }
 
 std::string tuner_channels(const Dataset& d, const std::string& point) {
-  for (const char* key : {"NCCL_MAX_CTAS", "NCCL_MIN_CTAS", "NCCL_MAX_NCHANNELS", "NCCL_MIN_NCHANNELS"}) {
+  for (const char* key :
+       {"NCCL_MAX_CTAS", "NCCL_MIN_CTAS", "NCCL_MAX_NCHANNELS", "NCCL_MIN_NCHANNELS"}) {
     if (auto v = setting(d, point, key)) return *v;
   }
   return "-1";
@@ -104,7 +113,9 @@ std::string metric_label(const std::string& text) {
 std::string emit_nccl_tuner(const Dataset& d) {
   std::string out = fmt::format(
       "# NCCL example tuner plugin config from colltune ({}).\n"
-      "# collective_type,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks,numPipeOps,regBuff\n"
+      "# "
+      "collective_type,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks,numPipeOps,"
+      "regBuff\n"
       "# Ranges cover measured sizes only; sizes without a supported winner keep NCCL's choice.\n",
       d.source);
   int rows = 0;
@@ -134,15 +145,19 @@ std::string emit_nccl_tuner(const Dataset& d) {
       ++rows;
     }
   }
-  if (rows == 0) out += "# no NCCL point beat NCCL's own choice significantly: nothing to override\n";
+  if (rows == 0)
+    out += "# no NCCL point beat NCCL's own choice significantly: nothing to override\n";
   return out;
 }
 
 std::string emit_ompi_rules(const Dataset& d) {
   // coll/tuned collective ids and MCA names (Open MPI 4.1 and 5.0).
   static const std::vector<std::tuple<std::string, int, std::string>> kColls{
-      {"allgather", 0, "allgather"}, {"allreduce", 2, "allreduce"}, {"alltoall", 3, "alltoall"},
-      {"broadcast", 7, "bcast"},     {"reduce", 11, "reduce"}};
+      {"allgather", 0, "allgather"},
+      {"allreduce", 2, "allreduce"},
+      {"alltoall", 3, "alltoall"},
+      {"broadcast", 7, "bcast"},
+      {"reduce", 11, "reduce"}};
   // collective id -> comm size -> rules (message bytes, algorithm)
   std::map<int, std::map<int, std::vector<std::pair<std::uint64_t, int>>>> table;
   std::set<std::string> used_panels;
@@ -159,14 +174,17 @@ std::string emit_ompi_rules(const Dataset& d) {
       for (const auto& p : panel.point_ids) {
         const PointInfo* info = find_point(d, p);
         if (info && info->settings.count(knob)) swept = true;
-        if (info && (info->baseline || info->settings.count(knob))) candidates.point_ids.push_back(p);
+        if (info && (info->baseline || info->settings.count(knob)))
+          candidates.point_ids.push_back(p);
       }
       if (!swept) continue;
       const auto done = table.find(id);
-      if (done != table.end() && done->second.count(panel.key.nranks)) continue;  // first panel decides
+      if (done != table.end() && done->second.count(panel.key.nranks))
+        continue;  // first panel decides
       std::vector<std::pair<std::uint64_t, int>> rules;
       for (const SizeVerdict& v : winners(candidates, d)) {
-        const int algorithm = supported(v) ? std::stoi(setting(d, v.winner, knob).value_or("0")) : 0;
+        const int algorithm =
+            supported(v) ? std::stoi(setting(d, v.winner, knob).value_or("0")) : 0;
         // The rule at or below a message size applies, so a rule is needed only where it changes.
         if (rules.empty() || rules.back().second != algorithm) {
           rules.emplace_back(rules.empty() ? 0 : v.bytes, algorithm);
@@ -179,10 +197,11 @@ std::string emit_ompi_rules(const Dataset& d) {
     }
   }
   if (table.empty()) {
-    throw ConfigError(fmt::format("{}: no point sets OMPI_MCA_coll_tuned_<coll>_algorithm for an "
-                                  "out-of-place allgather, allreduce, alltoall, broadcast or "
-                                  "reduce; allowed: a sweep over those knobs",
-                                  d.source));
+    throw ConfigError(
+        fmt::format("{}: no point sets OMPI_MCA_coll_tuned_<coll>_algorithm for an "
+                    "out-of-place allgather, allreduce, alltoall, broadcast or "
+                    "reduce; allowed: a sweep over those knobs",
+                    d.source));
   }
   std::string out = fmt::format(
       "# Open MPI coll/tuned dynamic rules from colltune ({}).\n# Use with "
@@ -195,9 +214,11 @@ std::string emit_ompi_rules(const Dataset& d) {
   for (const auto& [id, sizes] : table) {
     out += fmt::format("{} # collective id\n{} # comm sizes\n", id, sizes.size());
     for (const auto& [comm_size, rules] : sizes) {
-      out += fmt::format("{} # comm size\n{} # rules: message bytes, algorithm, fan in/out, segment size\n",
-                         comm_size, rules.size());
-      for (const auto& [bytes, algorithm] : rules) out += fmt::format("{} {} 0 0\n", bytes, algorithm);
+      out += fmt::format(
+          "{} # comm size\n{} # rules: message bytes, algorithm, fan in/out, segment size\n",
+          comm_size, rules.size());
+      for (const auto& [bytes, algorithm] : rules)
+        out += fmt::format("{} {} 0 0\n", bytes, algorithm);
     }
   }
   return out;
@@ -210,13 +231,15 @@ std::string emit_env(const Dataset& d, const TuneOptions& o) {
     for (const auto& id : panel.point_ids) {
       const PointInfo* p = find_point(d, id);
       const auto base = baseline_of(d, id);
-      if (!p || p->baseline || !base || !panel.cells.count(id) || !panel.cells.count(*base)) continue;
+      if (!p || p->baseline || !base || !panel.cells.count(id) || !panel.cells.count(*base))
+        continue;
       for (const auto& [bytes, cell] : panel.cells.at(id)) {
         if (bytes < o.min_bytes || bytes > o.max_bytes) continue;
         const auto b = panel.cells.at(*base).find(bytes);
         if (b == panel.cells.at(*base).end() || cell.summary.median <= 0) continue;
         for (const auto& [key, value] : p->settings) {
-          if (std::any_of(key.begin(), key.end(), [](unsigned char c) { return std::isupper(c); })) {
+          if (std::any_of(key.begin(), key.end(),
+                          [](unsigned char c) { return std::isupper(c); })) {
             logs[key][value].push_back(std::log(b->second.summary.median / cell.summary.median));
           }
         }
@@ -226,7 +249,8 @@ std::string emit_env(const Dataset& d, const TuneOptions& o) {
   std::string out = fmt::format(
       "# colltune tune --emit env from {}: for each swept knob, the value with the best geometric\n"
       "# mean speedup over the baseline across every (collective, size) cell in {}..{} bytes.\n",
-      d.source, o.min_bytes, o.max_bytes == UINT64_MAX ? std::string("max") : std::to_string(o.max_bytes));
+      d.source, o.min_bytes,
+      o.max_bytes == UINT64_MAX ? std::string("max") : std::to_string(o.max_bytes));
   for (const auto& [key, by_value] : logs) {
     std::string best;
     double best_gain = 0;
@@ -252,10 +276,12 @@ std::string emit_env(const Dataset& d, const TuneOptions& o) {
 }
 
 std::string emit_openmetrics(const Dataset& d) {
-  std::string busbw = "# TYPE colltune_busbw_gbps gauge\n# UNIT colltune_busbw_gbps gbps\n"
-                      "# HELP colltune_busbw_gbps Bus bandwidth at the median time, GB/s (1e9 bytes).\n";
-  std::string time = "# TYPE colltune_time_seconds gauge\n# UNIT colltune_time_seconds seconds\n"
-                     "# HELP colltune_time_seconds Median time of one op, the maximum over ranks.\n";
+  std::string busbw =
+      "# TYPE colltune_busbw_gbps gauge\n# UNIT colltune_busbw_gbps gbps\n"
+      "# HELP colltune_busbw_gbps Bus bandwidth at the median time, GB/s (1e9 bytes).\n";
+  std::string time =
+      "# TYPE colltune_time_seconds gauge\n# UNIT colltune_time_seconds seconds\n"
+      "# HELP colltune_time_seconds Median time of one op, the maximum over ranks.\n";
   for (const Panel& panel : build_panels(d)) {
     for (const auto& [id, by_size] : panel.cells) {
       const PointInfo* p = find_point(d, id);
@@ -265,7 +291,8 @@ std::string emit_openmetrics(const Dataset& d) {
             "in_place=\"{}\",nranks=\"{}\",bytes=\"{}\"",
             metric_label(d.source), metric_label(id), metric_label(p ? p->label : id),
             metric_label(panel.key.collective), metric_label(panel.key.dtype),
-            metric_label(panel.key.op), panel.key.in_place ? "true" : "false", panel.key.nranks, bytes);
+            metric_label(panel.key.op), panel.key.in_place ? "true" : "false", panel.key.nranks,
+            bytes);
         busbw += fmt::format("colltune_busbw_gbps{{{}}} {:.6g}\n", labels, cell.busbw_gbps);
         time += fmt::format("colltune_time_seconds{{{}}} {:.6g}\n", labels, cell.summary.median);
       }

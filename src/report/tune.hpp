@@ -10,7 +10,7 @@
 namespace colltune {
 
 struct TuneOptions {
-  std::uint64_t min_bytes = 0;           // the size range `env` optimises over
+  std::uint64_t min_bytes = 0;  // the size range `env` optimises over
   std::uint64_t max_bytes = UINT64_MAX;
 };
 

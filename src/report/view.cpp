@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
 #include <set>
 
 #include "core/sizes.hpp"
@@ -32,7 +33,8 @@ std::string distinct(const Dataset& d, const std::vector<std::string>& path) {
       values.insert(v->get<std::string>());
     } else if (v->is_array()) {
       std::vector<std::string> items;
-      for (const auto& item : *v) items.push_back(item.is_string() ? item.get<std::string>() : item.dump());
+      for (const auto& item : *v)
+        items.push_back(item.is_string() ? item.get<std::string>() : item.dump());
       values.insert(fmt::format("{}", fmt::join(items, ", ")));
     } else {
       values.insert(v->dump());
@@ -51,7 +53,8 @@ std::string significance_text(const SizeVerdict& v, const Panel& panel) {
   const auto n_best = panel.cells.at(v.winner).at(v.bytes).samples_seconds.size();
   const auto n_other = panel.cells.at(*v.runner_up).at(v.bytes).samples_seconds.size();
   if (std::min(n_best, n_other) < kMinSamplesForVerdict) {
-    return fmt::format("too few samples ({} and {}; {} needed)", n_best, n_other, kMinSamplesForVerdict);
+    return fmt::format("too few samples ({} and {}; {} needed)", n_best, n_other,
+                       kMinSamplesForVerdict);
   }
   return fmt::format("{} (p={:.3g}{})", v.significant ? "yes" : "no", v.p_value,
                      v.intervals_overlap ? "" : ", intervals apart");
@@ -67,7 +70,8 @@ PanelView make_panel_view(const Panel& panel, const Dataset& d) {
     if (!panel.cells.count(id)) continue;
     const PointInfo* p = find_point(d, id);
     SeriesView s{label_of(d, id), p != nullptr && p->baseline, {}};
-    for (const auto& [bytes, cell] : panel.cells.at(id)) s.busbw_gbps.emplace_back(bytes, cell.busbw_gbps);
+    for (const auto& [bytes, cell] : panel.cells.at(id))
+      s.busbw_gbps.emplace_back(bytes, cell.busbw_gbps);
     view.series.push_back(std::move(s));
   }
   std::string previous;
@@ -89,8 +93,10 @@ PanelView make_panel_view(const Panel& panel, const Dataset& d) {
     row.significance = significance_text(v, panel);
     std::vector<std::string> tied;
     constexpr std::size_t kMaxNamed = 4;
-    for (std::size_t i = 0; i < v.tied.size() && i < kMaxNamed; ++i) tied.push_back(label_of(d, v.tied[i]));
-    if (v.tied.size() > kMaxNamed) tied.push_back(fmt::format("{} more", v.tied.size() - kMaxNamed));
+    for (std::size_t i = 0; i < v.tied.size() && i < kMaxNamed; ++i)
+      tied.push_back(label_of(d, v.tied[i]));
+    if (v.tied.size() > kMaxNamed)
+      tied.push_back(fmt::format("{} more", v.tied.size() - kMaxNamed));
     row.tied = fmt::format("{}", fmt::join(tied, ", "));
     if (!previous.empty() && previous != row.winner) {
       view.changes.push_back(fmt::format("at {}: {} -> {}", row.size, previous, row.winner));
@@ -144,7 +150,8 @@ ReportView make_report_view(const Dataset& d) {
     if (l.status == "done") continue;
     std::string detail = l.exit_code ? fmt::format("exit {}", *l.exit_code) : "";
     if (l.signal) detail += fmt::format("signal {}", *l.signal);
-    if (const auto reason = failure_reason(l.tail)) detail += (detail.empty() ? "" : ": ") + *reason;
+    if (const auto reason = failure_reason(l.tail))
+      detail += (detail.empty() ? "" : ": ") + *reason;
     view.failures.push_back({label_of(d, l.point_id), std::to_string(l.round), l.status, detail});
   }
   for (const Panel& panel : build_panels(d)) view.panels.push_back(make_panel_view(panel, d));

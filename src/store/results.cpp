@@ -1,7 +1,8 @@
 #include "store/results.hpp"
 
-#include <filesystem>
 #include <fmt/format.h>
+
+#include <filesystem>
 #include <fstream>
 
 #include "core/bandwidth.hpp"
@@ -31,7 +32,8 @@ Record record_from_json(const nlohmann::json& j, const std::string& where) {
   try {
     const int version = j.at("schema_version").get<int>();
     if (version != 1) {
-      throw ConfigError(fmt::format("{}: schema_version: {} is not readable; allowed: 1", where, version));
+      throw ConfigError(
+          fmt::format("{}: schema_version: {} is not readable; allowed: 1", where, version));
     }
     r.collective = j.at("collective").get<std::string>();
     r.dtype = j.at("dtype").get<std::string>();
@@ -65,7 +67,8 @@ void read_jsonl(const std::string& path, const std::string& point_id, int round,
     if (line.empty()) continue;
     const std::string where = fmt::format("{}:{}", path, number);
     const auto j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_discarded()) throw ConfigError(fmt::format("{}: not JSON (a torn or truncated record?)", where));
+    if (j.is_discarded())
+      throw ConfigError(fmt::format("{}: not JSON (a torn or truncated record?)", where));
     Record r = record_from_json(j, where);
     r.point_id = point_id;
     r.round = round;
@@ -88,7 +91,8 @@ Dataset load_store(const std::string& dir) {
   for (const auto& p : m.points) d.points.push_back({p.id, p.label, p.settings, p.baseline});
   for (const auto& l : m.launches) {
     d.launches.push_back({l.point_id, l.round, l.status, l.exit_code, l.signal, l.tail});
-    if (l.status == "done") read_jsonl(dir + "/" + launch_records_path(l.point_id, l.round), l.point_id, l.round, d);
+    if (l.status == "done")
+      read_jsonl(dir + "/" + launch_records_path(l.point_id, l.round), l.point_id, l.round, d);
   }
   return d;
 }
@@ -122,7 +126,8 @@ Dataset load_nccl_tests(const std::string& path, const nlohmann::json& j) {
                            : 0;
     std::vector<const char*> env_entries;
     std::vector<std::string> env_strings;
-    for (const auto& e : j.value("env", nlohmann::json::array())) env_strings.push_back(e.get<std::string>());
+    for (const auto& e : j.value("env", nlohmann::json::array()))
+      env_strings.push_back(e.get<std::string>());
     for (const auto& e : env_strings) env_entries.push_back(e.c_str());
     env_entries.push_back(nullptr);
     d.points.push_back({"nccl-tests", "nccl-tests " + d.name, {{"backend", "nccl"}}, true});
@@ -170,9 +175,10 @@ Dataset load_nccl_tests(const std::string& path, const nlohmann::json& j) {
 Dataset load_dataset(const std::string& path) {
   if (fs::is_directory(path)) {
     if (!fs::exists(path + "/manifest.json")) {
-      throw ConfigError(fmt::format("{}: no manifest.json; allowed: a sweep store (results/<id>), "
-                                    "a colltune run JSONL file or nccl-tests JSON",
-                                    path));
+      throw ConfigError(
+          fmt::format("{}: no manifest.json; allowed: a sweep store (results/<id>), "
+                      "a colltune run JSONL file or nccl-tests JSON",
+                      path));
     }
     return load_store(path);
   }

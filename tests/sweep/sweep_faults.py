@@ -60,7 +60,8 @@ check(proc.returncode == 3, f"exit code {proc.returncode}, expected 3 (some fail
 store = h.the_store(results)
 m = h.manifest(store)
 status = [l["status"] for l in m["launches"]]
-check(status == ["timeout", "failed", "done"], f"statuses {status}")
+check(status == ["timeout", "failed", "done"],
+      f"statuses {status}; launches: {[(l['status'], l['exit_code'], l['seconds'], l['tail'][-3:]) for l in m['launches']]}")
 first = m["launches"][0]
 check(8 <= first["seconds"] < 20, f"the hung point ended after {first['seconds']:.1f} s, limit 8")
 check(m["launches"][1]["exit_code"] not in (None, 0) or m["launches"][1]["signal"],

@@ -97,7 +97,11 @@ def cmdline(pid):
 
 
 def rank_pids(launcher_pid):
-    return sorted(p for p in children(launcher_pid) if " run " in cmdline(p) and "colltune" in cmdline(p))
+    """Ranks that have exec'd colltune; a fork of mpirun that has not yet shares its cmdline."""
+    def is_rank(pid):
+        argv = cmdline(pid).split()
+        return len(argv) > 1 and argv[0].endswith("colltune") and argv[1] == "run"
+    return sorted(p for p in children(launcher_pid) if is_rank(p))
 
 
 def processes_mentioning(text):

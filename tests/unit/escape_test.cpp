@@ -1,6 +1,6 @@
-#include <gtest/gtest.h>
-
 #include "report/escape.hpp"
+
+#include <gtest/gtest.h>
 
 namespace colltune {
 namespace {

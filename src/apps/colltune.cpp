@@ -9,6 +9,7 @@
 #include "apps/run_command.hpp"
 #include "apps/run_context.hpp"
 #include "apps/sweep_command.hpp"
+#include "apps/topo_command.hpp"
 #include "comm/mpi_world.hpp"
 #include "core/errors.hpp"
 
@@ -21,6 +22,7 @@ usage: colltune run [options]     measure collectives on the launched ranks (see
        colltune report RESULTS     report.md, report.html and results.csv
        colltune compare BASE CAND  CI gate: exit 1 when the candidate is slower
        colltune tune RESULTS --emit nccl-tuner|ompi-rules|env|openmetrics
+       colltune topo [--json] [--ceilings]  topology, InfiniBand ports, copy bandwidth
        colltune --version
 )";
 
@@ -48,8 +50,9 @@ int main(int argc, char** argv) {
     if (args[0] == "report") return report_command(rest);
     if (args[0] == "compare") return compare_command(rest);
     if (args[0] == "tune") return tune_command(rest);
+    if (args[0] == "topo") return topo_command(rest);
     throw ConfigError("command: '" + args[0] +
-                      "' is not a colltune command; allowed: run sweep report compare tune");
+                      "' is not a colltune command; allowed: run sweep report compare tune topo");
   } catch (const ConfigError& e) {
     // Every rank sees the same bad input; one line from rank 0, and a clean exit everywhere.
     // Print before MPI_Finalize: once a peer has finalized and exited, mpirun may kill rank 0.

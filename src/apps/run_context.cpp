@@ -1,12 +1,18 @@
 #include "apps/run_context.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <map>
+#include <set>
 #include <sched.h>
 #include <unistd.h>
 
 #include <cstdlib>
 
 #include "core/cpulist.hpp"
+#include "core/placement_check.hpp"
+#include "topo/infiniband.hpp"
+#include "topo/topology.hpp"
 #include "core/environment.hpp"
 #include "core/timestamp.hpp"
 #include "store/record.hpp"
@@ -16,15 +22,66 @@ extern char** environ;
 namespace colltune {
 namespace {
 
-std::string my_cpus() {
+std::vector<int> my_cpus() {
   cpu_set_t set;
   CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) != 0) return "unknown";
   std::vector<int> cpus;
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return cpus;
   for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
     if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
   }
-  return format_cpulist(cpus);
+  return cpus;
+}
+
+// This rank's site, as one line every rank can gather: cpus|cores|numa|host_pus|nic_numa|ib.
+std::string my_site() {
+  const std::vector<int> cpus = my_cpus();
+  const Topology topo;
+  std::vector<int> nic_numa;
+  for (const auto& nic : topo.summary().nics) {
+    if (nic.kind == "infiniband" && nic.numa >= 0) nic_numa.push_back(nic.numa);
+  }
+  std::string ib;
+  for (const auto& port : read_ib_ports()) {
+    ib += fmt::format("{}:{} {} {};", port.device, port.port, port.active() ? "active" : port.state, port.rate);
+  }
+  return fmt::format("{}|{}|{}|{}|{}|{}", format_cpulist(cpus), format_cpulist(topo.cores_of(cpus)),
+                     format_cpulist(topo.numa_of(cpus)), topo.pu_count(), format_cpulist(nic_numa), ib);
+}
+
+std::vector<std::string> split_fields(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (std::size_t at = text.find(sep); at != std::string::npos; at = text.find(sep, start)) {
+    out.push_back(text.substr(start, at - start));
+    start = at + 1;
+  }
+  out.push_back(text.substr(start));
+  return out;
+}
+
+// Checks users run by hand before tuning: one library version everywhere, InfiniBand ports up
+// and at one rate on every host.
+std::vector<std::string> health_warnings(const std::vector<std::string>& versions,
+                                         const std::map<std::string, std::string>& ib_by_host) {
+  std::vector<std::string> out;
+  for (std::size_t r = 1; r < versions.size(); ++r) {
+    if (versions[r] != versions[0]) {
+      out.push_back(fmt::format("rank {} runs another MPI library than rank 0: {}", r, versions[r]));
+    }
+  }
+  std::set<std::string> rates;
+  for (const auto& [host, ports] : ib_by_host) {
+    for (const auto& port : split_fields(ports, ';')) {
+      if (port.empty()) continue;
+      if (port.find(" active ") == std::string::npos) {
+        out.push_back(fmt::format("InfiniBand port {} on {} is not active", port, host));
+      }
+      rates.insert(port.substr(port.find(' ') + 1));
+    }
+  }
+  if (rates.size() > 1) out.push_back(fmt::format("InfiniBand ports run at different rates: {}", fmt::join(rates, " / ")));
+  return out;
 }
 
 }  // namespace
@@ -53,13 +110,21 @@ RunContext gather_context(const MpiWorld& world, const Communicator& comm,
   c.command_line = argv;
   c.nranks = world.size();
   const auto hosts = world.all_gather(world.host());
-  const auto cpus = world.all_gather(my_cpus());
+  const auto sites = world.all_gather(my_site());
+  std::map<std::string, std::string> ib_by_host;
   for (int r = 0; r < world.size(); ++r) {
     const auto& host = hosts[static_cast<std::size_t>(r)];
     if (c.ranks_per_host[host]++ == 0) c.hosts.push_back(host);
-    c.placement.push_back({r, host, cpus[static_cast<std::size_t>(r)]});
+    const auto f = split_fields(sites[static_cast<std::size_t>(r)], '|');
+    c.placement.push_back({r, host, f[0], f[1], f[2], std::atoi(f[3].c_str()), f[4]});
+    ib_by_host[host] = f[5];
   }
   c.library_versions = comm.library_versions();
+  std::vector<std::string> versions;
+  for (const auto& [lib, version] : c.library_versions) versions.push_back(lib + " " + version);
+  const auto all_versions = world.all_gather(fmt::format("{}", fmt::join(versions, "; ")));
+  c.warnings = health_warnings(all_versions, ib_by_host);
+  for (auto& w : placement_warnings(c.placement, {})) c.warnings.push_back(std::move(w));
   c.timing = options.policy.timing;
   c.cache = options.policy.cache;
   c.warmup_iters = options.policy.warmup_iters;

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "apps/default_spec.hpp"
+#include "apps/topo_command.hpp"
 #include "backends/registry.hpp"
 #include "core/errors.hpp"
 #include "runner/run_options.hpp"
@@ -167,6 +168,7 @@ int sweep_command(const std::vector<std::string>& args) {
   plan.colltune_path = colltune;
   plan.colltune_version = fmt::format("{} ({})", COLLTUNE_VERSION, COLLTUNE_GIT_REVISION);
   plan.resume = !a.resume_dir.empty();
+  if (!plan.resume) plan.ceilings_json = host_ceilings_json();
   plan.store_dir =
       plan.resume ? a.resume_dir
                   : (fs::path(a.results_root) / new_sweep_id(spec.name, a.results_root)).string();

@@ -1,6 +1,7 @@
 #include "core/cpulist.hpp"
 
 #include <fmt/format.h>
+#include <sstream>
 
 #include <algorithm>
 
@@ -16,6 +17,25 @@ std::string format_cpulist(std::vector<int> cpus) {
     if (!out.empty()) out += ',';
     out += j == i ? fmt::format("{}", cpus[i]) : fmt::format("{}-{}", cpus[i], cpus[j]);
     i = j + 1;
+  }
+  return out;
+}
+
+std::vector<int> parse_cpulist(const std::string& text) {
+  std::vector<int> out;
+  std::stringstream in(text);
+  std::string part;
+  while (std::getline(in, part, ',')) {
+    if (part.empty()) continue;
+    int lo = 0, hi = 0;
+    char dash = 0;
+    std::stringstream p(part);
+    if (!(p >> lo)) return {};
+    hi = lo;
+    if (p >> dash) {
+      if (dash != '-' || !(p >> hi) || hi < lo) return {};
+    }
+    for (int c = lo; c <= hi; ++c) out.push_back(c);
   }
   return out;
 }

@@ -37,7 +37,11 @@ struct Measurement {
 struct RankPlacement {
   int rank = 0;
   std::string host;
-  std::string cpus;  // the rank's actual affinity, as a cpulist ("0-3,8")
+  std::string cpus;      // the rank's actual affinity, as a cpulist ("0-3,8")
+  std::string cores;     // physical cores (hwloc logical indexes) those CPUs belong to
+  std::string numa;      // NUMA nodes (OS indexes) those CPUs belong to
+  int host_pus = 0;      // PUs on the rank's host, to tell "bound" from "anywhere"
+  std::string nic_numa;  // NUMA nodes of the host's InfiniBand NICs; "" when it has none
 };
 
 struct RunContext {
@@ -59,6 +63,7 @@ struct RunContext {
   int repetitions = 0;
   int check_rounds = 0;
   std::map<std::string, std::string> environment;  // allow-listed, secrets redacted
+  std::vector<std::string> warnings;  // health and placement checks that failed
 };
 
 }  // namespace colltune

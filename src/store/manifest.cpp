@@ -33,7 +33,8 @@ nlohmann::json to_json(const Manifest& m) {
                         {"records", launch_records_path(l.point_id, l.round)},
                         {"log", launch_log_path(l.point_id, l.round)},
                         {"argv", l.argv},
-                        {"tail", l.tail}});
+                        {"tail", l.tail},
+                        {"warnings", l.warnings}});
   }
   return {{"schema_version", m.schema_version},
           {"sweep_id", m.sweep_id},
@@ -75,6 +76,7 @@ Manifest manifest_from_json(const nlohmann::json& j, const std::string& path) {
       e.pid = l.at("pid").get<long>();
       e.argv = l.at("argv").get<std::vector<std::string>>();
       e.tail = l.at("tail").get<std::vector<std::string>>();
+      e.warnings = l.value("warnings", std::vector<std::string>{});
       m.launches.push_back(std::move(e));
     }
   } catch (const nlohmann::json::exception& e) {

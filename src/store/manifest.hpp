@@ -32,6 +32,7 @@ struct LaunchEntry {
   long pid = 0;  // while running: the launcher's pid, which is also its process group
   std::vector<std::string> argv;
   std::vector<std::string> tail;  // last lines of the log when it failed or timed out
+  std::vector<std::string> warnings;  // placement and health checks that failed
 };
 
 struct Manifest {

@@ -7,7 +7,13 @@ namespace colltune {
 nlohmann::json to_json(const RunContext& c) {
   nlohmann::json placement = nlohmann::json::array();
   for (const auto& p : c.placement) {
-    placement.push_back({{"rank", p.rank}, {"host", p.host}, {"cpus", p.cpus}});
+    placement.push_back({{"rank", p.rank},
+                         {"host", p.host},
+                         {"cpus", p.cpus},
+                         {"cores", p.cores},
+                         {"numa", p.numa},
+                         {"host_pus", p.host_pus},
+                         {"nic_numa", p.nic_numa}});
   }
   return {
       {"colltune_version", c.colltune_version},
@@ -27,7 +33,18 @@ nlohmann::json to_json(const RunContext& c) {
       {"repetitions", c.repetitions},
       {"check_rounds", c.check_rounds},
       {"environment", c.environment},
+      {"warnings", c.warnings},
   };
+}
+
+std::vector<RankPlacement> placement_from_json(const nlohmann::json& placement) {
+  std::vector<RankPlacement> out;
+  for (const auto& p : placement) {
+    out.push_back({p.value("rank", 0), p.value("host", ""), p.value("cpus", ""),
+                   p.value("cores", ""), p.value("numa", ""), p.value("host_pus", 0),
+                   p.value("nic_numa", "")});
+  }
+  return out;
 }
 
 nlohmann::json to_json(const Measurement& m) {

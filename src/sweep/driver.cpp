@@ -7,10 +7,13 @@
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
+#include <fstream>
 
 #include "core/errors.hpp"
+#include "core/placement_check.hpp"
 #include "core/timestamp.hpp"
 #include "store/manifest.hpp"
+#include "store/record.hpp"
 #include "sweep/launch.hpp"
 #include "sweep/supervisor.hpp"
 
@@ -143,6 +146,25 @@ void remove_stale(const std::string& store, const LaunchEntry& e) {
   fs::remove(records + ".partial", ec);
 }
 
+// What the ranks reported about their placement and health, held against what the point asked.
+std::vector<std::string> launch_warnings(const Point& point, const std::string& records) {
+  std::ifstream in(records);
+  std::string line;
+  if (!std::getline(in, line)) return {};
+  const auto record = nlohmann::json::parse(line, nullptr, false);
+  if (record.is_discarded() || !record.contains("context")) return {};
+  const auto& context = record["context"];
+  std::vector<std::string> out = context.value("warnings", std::vector<std::string>{});
+  PlacementRequest request;
+  if (point.settings.count("bind_to")) request.bind_to = point.settings.at("bind_to");
+  if (point.settings.count("ranks_per_node")) request.ranks_per_node = std::stoi(point.settings.at("ranks_per_node"));
+  if (request.bind_to.empty() && request.ranks_per_node == 0) return out;
+  for (auto& w : placement_warnings(placement_from_json(context["placement"]), request)) {
+    if (std::find(out.begin(), out.end(), w) == out.end()) out.push_back(std::move(w));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string new_sweep_id(const std::string& name, const std::string& results_root) {
@@ -163,6 +185,7 @@ int run_sweep(const SweepPlan& plan, std::FILE* progress_out) {
   } else {
     fs::create_directories(store);
     write_file_atomic(store + "/spec.yaml", plan.spec.source_text);
+    if (!plan.ceilings_json.empty()) write_file_atomic(store + "/ceilings.json", plan.ceilings_json);
     manifest = fresh_manifest(plan);
   }
   for (const PointEntry& p : manifest.points) fs::create_directories(store + "/points/" + p.id);
@@ -221,6 +244,7 @@ int run_sweep(const SweepPlan& plan, std::FILE* progress_out) {
     if (outcome.signal != 0) entry.signal = outcome.signal;
     entry.seconds = outcome.seconds;
     if (outcome.status != LaunchStatus::kDone) entry.tail = tail_lines(log, 20);
+    if (outcome.status == LaunchStatus::kDone) entry.warnings = launch_warnings(*point, records);
     save();
     progress.finished(outcome);
   }

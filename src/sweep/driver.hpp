@@ -17,6 +17,7 @@ struct SweepPlan {
   std::string colltune_version;  // recorded in the manifest
   std::string store_dir;         // results/<sweep-id>
   bool resume = false;           // store_dir exists: run only what is not done
+  std::string ceilings_json;     // the driver host's measured ceilings, kept as ceilings.json
 };
 
 // Exit codes of `colltune sweep`.

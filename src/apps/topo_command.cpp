@@ -1,0 +1,58 @@
+#include "apps/topo_command.hpp"
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "core/errors.hpp"
+#include "topo/ceilings.hpp"
+#include "topo/topo_report.hpp"
+
+namespace colltune {
+namespace {
+
+std::string hostname() {
+  char name[256] = "unknown";
+  gethostname(name, sizeof(name) - 1);
+  return name;
+}
+
+// The CUDA backend is not part of this build; say so instead of guessing at links.
+constexpr const char* kGpuLinks =
+    "not measured: this colltune was built without the CUDA backend, so GPU peer attributes are "
+    "unavailable (PCI GPUs above come from hwloc)";
+
+}  // namespace
+
+std::string host_ceilings_json() {
+  Topology topo;
+  return nlohmann::json{{"host", hostname()}, {"ceilings", to_json(measure_host_ceilings(topo))}}.dump(2) + "\n";
+}
+
+int topo_command(const std::vector<std::string>& args) {
+  CLI::App app("colltune topo: topology, InfiniBand ports and physical ceilings of this host", "colltune topo");
+  bool json = false, ceilings = false;
+  app.add_flag("--json", json, "JSON instead of text");
+  app.add_flag("--ceilings", ceilings, "also measure memory copy bandwidth per NUMA node");
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  try {
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    std::fputs(app.help().c_str(), stdout);
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    throw ConfigError(fmt::format("{}; see colltune topo --help", e.what()));
+  }
+  Topology topo;
+  TopoReport report;
+  report.host = hostname();
+  report.topology = topo.summary();
+  report.ib_ports = read_ib_ports();
+  report.gpu_links = kGpuLinks;
+  if (ceilings) report.ceilings = measure_host_ceilings(topo);
+  std::fputs(json ? (to_json(report).dump(2) + "\n").c_str() : to_text(report).c_str(), stdout);
+  return 0;
+}
+
+}  // namespace colltune

@@ -144,6 +144,11 @@ std::string render_html(const ReportView& v) {
     }
     html += "</table>\n";
   }
+  if (!v.warnings.empty()) {
+    html += "<h2>Placement and health warnings</h2>\n<ul>\n";
+    for (const auto& [label, warning] : v.warnings) html += fmt::format("<li>{}: {}</li>\n", e(label), e(warning));
+    html += "</ul>\n";
+  }
   int index = 0;
   for (const auto& panel : v.panels) {
     html += fmt::format("<section class=\"panel\">\n<h2>{}</h2>\n", e(panel.title));
@@ -161,14 +166,14 @@ std::string render_html(const ReportView& v) {
     html += "</ul>\n";
     if (!panel.winners.empty()) {
       html +=
-          "<table>\n<tr><th>size</th><th>winner</th><th>busbw (GB/s)</th><th>over runner-up</th>"
-          "<th>over baseline</th><th>significant</th><th>tied with</th></tr>\n";
+          "<table>\n<tr><th>size</th><th>winner</th><th>busbw (GB/s)</th><th>of ceiling</th>"
+          "<th>over runner-up</th><th>over baseline</th><th>significant</th><th>tied with</th></tr>\n";
       for (const auto& w : panel.winners) {
         html += fmt::format(
-            "<tr><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td><td>{}</td>"
-            "<td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>\n",
-            e(w.size), e(w.winner), e(w.busbw), e(w.vs_runner_up), e(w.vs_baseline),
-            e(w.significance), e(w.tied));
+            "<tr><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+            "<td>{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>\n",
+            e(w.size), e(w.winner), e(w.busbw), e(w.of_ceiling), e(w.vs_runner_up),
+            e(w.vs_baseline), e(w.significance), e(w.tied));
       }
       html += "</table>\n";
     }

@@ -19,16 +19,20 @@ std::string render_markdown(const ReportView& v) {
       md += fmt::format("| {} | {} | {} | {} |\n", e(f.point), f.round, f.status, e(f.detail));
     }
   }
+  if (!v.warnings.empty()) {
+    md += "\n## Placement and health warnings\n\n";
+    for (const auto& [label, warning] : v.warnings) md += fmt::format("- {}: {}\n", e(label), e(warning));
+  }
   for (const auto& panel : v.panels) {
     md += fmt::format("\n## {}\n\n", e(panel.title));
     if (!panel.winners.empty()) {
       md +=
-          "| size | winner | busbw (GB/s) | over runner-up | over baseline | significant | tied "
-          "with |\n"
-          "|---:|---|---:|---|---:|---|---|\n";
+          "| size | winner | busbw (GB/s) | of ceiling | over runner-up | over baseline | "
+          "significant | tied with |\n|---:|---|---:|---:|---|---:|---|---|\n";
       for (const auto& w : panel.winners) {
-        md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", w.size, e(w.winner), w.busbw,
-                          e(w.vs_runner_up), e(w.vs_baseline), w.significance, e(w.tied));
+        md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", w.size, e(w.winner),
+                          w.busbw, w.of_ceiling, e(w.vs_runner_up), e(w.vs_baseline),
+                          w.significance, e(w.tied));
       }
     }
     if (!panel.changes.empty()) {

@@ -20,6 +20,7 @@ struct WinnerRow {
   std::string size;          // "64K"
   std::string winner;        // label
   std::string busbw;         // "12.34"
+  std::string of_ceiling;    // busbw as a share of the host copy ceiling, "n/a" without one
   std::string vs_runner_up;  // "+4.1% over <label>"
   std::string vs_baseline;   // "+12.0%", "baseline", "n/a"
   std::string significance;  // "yes (p=0.001)", "no (p=0.40)", "too few samples"
@@ -43,6 +44,7 @@ struct ReportView {
   std::string summary;  // one line: source, kind, counts
   std::vector<std::pair<std::string, std::string>> context;
   std::vector<FailureRow> failures;
+  std::vector<std::pair<std::string, std::string>> warnings;  // configuration label, warning
   std::vector<PanelView> panels;
   std::vector<std::string> notes;
 };

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -91,8 +92,22 @@ Dataset load_store(const std::string& dir) {
   for (const auto& p : m.points) d.points.push_back({p.id, p.label, p.settings, p.baseline});
   for (const auto& l : m.launches) {
     d.launches.push_back({l.point_id, l.round, l.status, l.exit_code, l.signal, l.tail});
-    if (l.status == "done")
+    for (const auto& w : l.warnings) {
+      if (std::find(d.warnings.begin(), d.warnings.end(), std::make_pair(l.point_id, w)) == d.warnings.end()) {
+        d.warnings.emplace_back(l.point_id, w);
+      }
+    }
+    if (l.status == "done") {
       read_jsonl(dir + "/" + launch_records_path(l.point_id, l.round), l.point_id, l.round, d);
+    }
+  }
+  if (fs::exists(dir + "/ceilings.json")) {
+    const auto c = nlohmann::json::parse(read_file(dir + "/ceilings.json"), nullptr, false);
+    if (c.is_discarded()) throw ConfigError(fmt::format("{}/ceilings.json: not JSON (truncated?)", dir));
+    for (const auto& ceiling : c.value("ceilings", nlohmann::json::array())) {
+      const double gbps = ceiling.value("gbps", 0.0);
+      if (gbps > 0 && (d.host_ceiling_gbps == 0 || gbps < d.host_ceiling_gbps)) d.host_ceiling_gbps = gbps;
+    }
   }
   return d;
 }
@@ -200,6 +215,9 @@ Dataset load_dataset(const std::string& path) {
   read_jsonl(path, "run", 1, d);
   if (!d.records.empty()) {
     d.points[0].settings["backend"] = d.records.front().backend;
+  }
+  for (const auto& w : d.contexts["run"].value("warnings", std::vector<std::string>{})) {
+    d.warnings.emplace_back("run", w);
   }
   return d;
 }

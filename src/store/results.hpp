@@ -54,6 +54,9 @@ struct Dataset {
   std::vector<Record> records;
   std::map<std::string, nlohmann::json> contexts;  // point id -> its first record's context
   std::vector<std::string> notes;
+  // (point id, warning) from the manifest's launches, or the run's own context.
+  std::vector<std::pair<std::string, std::string>> warnings;
+  double host_ceiling_gbps = 0;  // slowest NUMA node's memcpy bandwidth; 0 when not measured
 };
 
 // Throws ConfigError "<path>[:line]: ..." for input it cannot read whole: a missing or torn

@@ -52,7 +52,8 @@ def samples(seed_text, seconds):
     return [round(seconds * (1 + rng.uniform(-0.02, 0.02)), 12) for _ in range(SAMPLES)]
 
 
-def write_store(root, name, points, model, backend, nranks, hosts, failed=()):
+def write_store(root, name, points, model, backend, nranks, hosts, failed=(), warnings=(),
+                ceiling_gbps=None):
     os.makedirs(root, exist_ok=True)
     manifest = {"schema_version": 1, "sweep_id": os.path.basename(root), "name": name,
                 "created_utc": "2026-01-01T00:00:00Z", "colltune_version": "0.1.0 (fixture)",
@@ -65,6 +66,7 @@ def write_store(root, name, points, model, backend, nranks, hosts, failed=()):
                   "records": f"points/{pid}/round-1.jsonl", "log": f"points/{pid}/round-1.log",
                   "argv": ["mpirun"], "tail": []}
         os.makedirs(os.path.join(root, "points", pid), exist_ok=True)
+        launch["warnings"] = list(warnings[label]) if label in warnings else []
         if label in failed:
             launch.update(status="failed", exit_code=1, tail=failed[label])
         else:
@@ -80,6 +82,10 @@ def write_store(root, name, points, model, backend, nranks, hosts, failed=()):
         json.dump(manifest, f, indent=2)
     with open(os.path.join(root, "spec.yaml"), "w") as f:
         f.write(f"name: {name}\n")
+    if ceiling_gbps:
+        with open(os.path.join(root, "ceilings.json"), "w") as f:
+            json.dump({"host": hosts[0], "ceilings": [
+                {"kind": "host_memcpy", "numa": 0, "gbps": ceiling_gbps, "method": "fixture"}]}, f)
 
 
 ALG = "OMPI_MCA_coll_tuned_allreduce_algorithm"
@@ -119,7 +125,9 @@ def main():
     out = sys.argv[1]
     failed = {f"backend=mpi np=4 X_HOSTILE={HOSTILE}":
               ["--------", "colltune: rank 3 on node<img src=x onerror=alert(1)>: MPI_Allreduce failed"]}
-    write_store(os.path.join(out, "base"), "fixture", ompi_points(), ompi_model(), "mpi", 4, ["node1"], failed)
+    warnings = {f"backend=mpi np=4 {ALG}=2": ["ranks 0 and 1 on node1 share core(s) 0 and 0"]}
+    write_store(os.path.join(out, "base"), "fixture", ompi_points(), ompi_model(), "mpi", 4, ["node1"],
+                failed, warnings, ceiling_gbps=10.0)
     write_store(os.path.join(out, "slower"), "fixture", ompi_points(), ompi_model(1.3), "mpi", 4, ["node1"], failed)
 
     nbase = {"backend": "nccl", "np": "8"}

@@ -2,20 +2,20 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <map>
-#include <set>
 #include <sched.h>
 #include <unistd.h>
 
 #include <cstdlib>
+#include <map>
+#include <set>
 
 #include "core/cpulist.hpp"
-#include "core/placement_check.hpp"
-#include "topo/infiniband.hpp"
-#include "topo/topology.hpp"
 #include "core/environment.hpp"
+#include "core/placement_check.hpp"
 #include "core/timestamp.hpp"
 #include "store/record.hpp"
+#include "topo/infiniband.hpp"
+#include "topo/topology.hpp"
 
 extern char** environ;
 
@@ -43,10 +43,12 @@ std::string my_site() {
   }
   std::string ib;
   for (const auto& port : read_ib_ports()) {
-    ib += fmt::format("{}:{} {} {};", port.device, port.port, port.active() ? "active" : port.state, port.rate);
+    ib += fmt::format("{}:{} {} {};", port.device, port.port, port.active() ? "active" : port.state,
+                      port.rate);
   }
   return fmt::format("{}|{}|{}|{}|{}|{}", format_cpulist(cpus), format_cpulist(topo.cores_of(cpus)),
-                     format_cpulist(topo.numa_of(cpus)), topo.pu_count(), format_cpulist(nic_numa), ib);
+                     format_cpulist(topo.numa_of(cpus)), topo.pu_count(), format_cpulist(nic_numa),
+                     ib);
 }
 
 std::vector<std::string> split_fields(const std::string& text, char sep) {
@@ -67,7 +69,8 @@ std::vector<std::string> health_warnings(const std::vector<std::string>& version
   std::vector<std::string> out;
   for (std::size_t r = 1; r < versions.size(); ++r) {
     if (versions[r] != versions[0]) {
-      out.push_back(fmt::format("rank {} runs another MPI library than rank 0: {}", r, versions[r]));
+      out.push_back(
+          fmt::format("rank {} runs another MPI library than rank 0: {}", r, versions[r]));
     }
   }
   std::set<std::string> rates;
@@ -80,7 +83,9 @@ std::vector<std::string> health_warnings(const std::vector<std::string>& version
       rates.insert(port.substr(port.find(' ') + 1));
     }
   }
-  if (rates.size() > 1) out.push_back(fmt::format("InfiniBand ports run at different rates: {}", fmt::join(rates, " / ")));
+  if (rates.size() > 1)
+    out.push_back(
+        fmt::format("InfiniBand ports run at different rates: {}", fmt::join(rates, " / ")));
   return out;
 }
 

@@ -1,9 +1,9 @@
 #include "apps/topo_command.hpp"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <fmt/format.h>
 
 #include "core/errors.hpp"
 #include "topo/ceilings.hpp"
@@ -27,11 +27,14 @@ constexpr const char* kGpuLinks =
 
 std::string host_ceilings_json() {
   Topology topo;
-  return nlohmann::json{{"host", hostname()}, {"ceilings", to_json(measure_host_ceilings(topo))}}.dump(2) + "\n";
+  return nlohmann::json{{"host", hostname()}, {"ceilings", to_json(measure_host_ceilings(topo))}}
+             .dump(2) +
+         "\n";
 }
 
 int topo_command(const std::vector<std::string>& args) {
-  CLI::App app("colltune topo: topology, InfiniBand ports and physical ceilings of this host", "colltune topo");
+  CLI::App app("colltune topo: topology, InfiniBand ports and physical ceilings of this host",
+               "colltune topo");
   bool json = false, ceilings = false;
   app.add_flag("--json", json, "JSON instead of text");
   app.add_flag("--ceilings", ceilings, "also measure memory copy bandwidth per NUMA node");

@@ -1,9 +1,9 @@
 #include "core/cpulist.hpp"
 
 #include <fmt/format.h>
-#include <sstream>
 
 #include <algorithm>
+#include <sstream>
 
 namespace colltune {
 

@@ -63,7 +63,7 @@ struct RunContext {
   int repetitions = 0;
   int check_rounds = 0;
   std::map<std::string, std::string> environment;  // allow-listed, secrets redacted
-  std::vector<std::string> warnings;  // health and placement checks that failed
+  std::vector<std::string> warnings;               // health and placement checks that failed
 };
 
 }  // namespace colltune

@@ -1,7 +1,8 @@
 #include "core/placement_check.hpp"
 
-#include <algorithm>
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <map>
 
 #include "core/cpulist.hpp"
@@ -14,7 +15,8 @@ bool bound(const RankPlacement& r) {
 }
 
 bool intersect(const std::vector<int>& a, const std::vector<int>& b) {
-  return std::any_of(a.begin(), a.end(), [&](int x) { return std::find(b.begin(), b.end(), x) != b.end(); });
+  return std::any_of(a.begin(), a.end(),
+                     [&](int x) { return std::find(b.begin(), b.end(), x) != b.end(); });
 }
 
 }  // namespace
@@ -29,14 +31,17 @@ std::vector<std::string> placement_warnings(const std::vector<RankPlacement>& ra
     const auto cores = parse_cpulist(r.cores);
     const auto numa = parse_cpulist(r.numa);
     if (policy == "core" && cores.size() != 1) {
-      out.push_back(fmt::format("rank {} on {} may run on cores {}, not one core as bind_to core asked",
-                                r.rank, r.host, r.cores));
+      out.push_back(
+          fmt::format("rank {} on {} may run on cores {}, not one core as bind_to core asked",
+                      r.rank, r.host, r.cores));
     } else if (policy == "numa" && numa.size() != 1) {
       out.push_back(fmt::format("rank {} on {} spans NUMA nodes {}, not one as bind_to numa asked",
                                 r.rank, r.host, r.numa));
     } else if (policy == "none" && bound(r)) {
-      out.push_back(fmt::format("rank {} on {} is bound to cpus {} although bind_to none asked for "
-                                "no binding", r.rank, r.host, r.cpus));
+      out.push_back(
+          fmt::format("rank {} on {} is bound to cpus {} although bind_to none asked for "
+                      "no binding",
+                      r.rank, r.host, r.cpus));
     }
     // Sharing a core hurts only when the ranks were pinned there; unbound ranks float.
     if (bound(r) && !overload_allowed) {
@@ -50,15 +55,18 @@ std::vector<std::string> placement_warnings(const std::vector<RankPlacement>& ra
     }
     const auto nic_numa = parse_cpulist(r.nic_numa);
     if (!nic_numa.empty() && !numa.empty() && !intersect(numa, nic_numa)) {
-      out.push_back(fmt::format("rank {} on {} runs on NUMA {} but the host's InfiniBand NICs are on "
-                                "NUMA {}", r.rank, r.host, r.numa, r.nic_numa));
+      out.push_back(
+          fmt::format("rank {} on {} runs on NUMA {} but the host's InfiniBand NICs are on "
+                      "NUMA {}",
+                      r.rank, r.host, r.numa, r.nic_numa));
     }
   }
   std::map<std::string, int> per_host;
   for (const auto& r : ranks) ++per_host[r.host];
   if (!per_host.empty()) {
-    const auto [lo, hi] = std::minmax_element(per_host.begin(), per_host.end(),
-                                              [](const auto& a, const auto& b) { return a.second < b.second; });
+    const auto [lo, hi] =
+        std::minmax_element(per_host.begin(), per_host.end(),
+                            [](const auto& a, const auto& b) { return a.second < b.second; });
     if (lo->second != hi->second) {
       out.push_back(fmt::format("unbalanced: {} ranks on {} but {} on {}", hi->second, hi->first,
                                 lo->second, lo->first));

@@ -41,6 +41,15 @@ std::optional<std::string> baseline_of(const Dataset& d, const std::string& poin
   for (const auto& p : d.points) {
     if (p.baseline && group_of(p) == group) return p.id;
   }
+  // A placement baseline stands for every placement with its backend and rank count.
+  const auto same = [&](const PointInfo& p, const char* key) {
+    const auto a = p.settings.find(key), b = point->settings.find(key);
+    return (a == p.settings.end()) == (b == point->settings.end()) &&
+           (a == p.settings.end() || a->second == b->second);
+  };
+  for (const auto& p : d.points) {
+    if (p.baseline && same(p, "backend") && same(p, "np")) return p.id;
+  }
   return std::nullopt;
 }
 

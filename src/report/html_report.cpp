@@ -146,7 +146,8 @@ std::string render_html(const ReportView& v) {
   }
   if (!v.warnings.empty()) {
     html += "<h2>Placement and health warnings</h2>\n<ul>\n";
-    for (const auto& [label, warning] : v.warnings) html += fmt::format("<li>{}: {}</li>\n", e(label), e(warning));
+    for (const auto& [label, warning] : v.warnings)
+      html += fmt::format("<li>{}: {}</li>\n", e(label), e(warning));
     html += "</ul>\n";
   }
   int index = 0;
@@ -167,10 +168,12 @@ std::string render_html(const ReportView& v) {
     if (!panel.winners.empty()) {
       html +=
           "<table>\n<tr><th>size</th><th>winner</th><th>busbw (GB/s)</th><th>of ceiling</th>"
-          "<th>over runner-up</th><th>over baseline</th><th>significant</th><th>tied with</th></tr>\n";
+          "<th>over runner-up</th><th>over baseline</th><th>significant</th><th>tied "
+          "with</th></tr>\n";
       for (const auto& w : panel.winners) {
         html += fmt::format(
-            "<tr><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+            "<tr><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td><td "
+            "class=\"num\">{}</td>"
             "<td>{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>\n",
             e(w.size), e(w.winner), e(w.busbw), e(w.of_ceiling), e(w.vs_runner_up),
             e(w.vs_baseline), e(w.significance), e(w.tied));

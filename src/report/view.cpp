@@ -81,7 +81,8 @@ PanelView make_panel_view(const Panel& panel, const Dataset& d) {
     row.winner = label_of(d, v.winner);
     const double busbw = panel.cells.at(v.winner).at(v.bytes).busbw_gbps;
     row.busbw = fmt::format("{:.3f}", busbw);
-    row.of_ceiling = d.host_ceiling_gbps > 0 ? fmt::format("{:.1f}%", busbw / d.host_ceiling_gbps * 100) : "n/a";
+    row.of_ceiling =
+        d.host_ceiling_gbps > 0 ? fmt::format("{:.1f}%", busbw / d.host_ceiling_gbps * 100) : "n/a";
     row.vs_runner_up = v.runner_up ? fmt::format("{:+.1f}% over {}", v.margin_over_runner_up * 100,
                                                  label_of(d, *v.runner_up))
                                    : "n/a";
@@ -156,11 +157,13 @@ ReportView make_report_view(const Dataset& d) {
       detail += (detail.empty() ? "" : ": ") + *reason;
     view.failures.push_back({label_of(d, l.point_id), std::to_string(l.round), l.status, detail});
   }
-  for (const auto& [point, warning] : d.warnings) view.warnings.emplace_back(label_of(d, point), warning);
+  for (const auto& [point, warning] : d.warnings)
+    view.warnings.emplace_back(label_of(d, point), warning);
   if (d.host_ceiling_gbps > 0) {
-    view.context.emplace_back("ceiling", fmt::format("host memcpy {:.2f} GB/s (slowest NUMA node of the "
-                                                     "driver host; busbw is shown against it)",
-                                                     d.host_ceiling_gbps));
+    view.context.emplace_back("ceiling",
+                              fmt::format("host memcpy {:.2f} GB/s (slowest NUMA node of the "
+                                          "driver host; busbw is shown against it)",
+                                          d.host_ceiling_gbps));
   }
   for (const Panel& panel : build_panels(d)) view.panels.push_back(make_panel_view(panel, d));
   view.notes = d.notes;

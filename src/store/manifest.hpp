@@ -31,7 +31,7 @@ struct LaunchEntry {
   std::string started_utc;
   long pid = 0;  // while running: the launcher's pid, which is also its process group
   std::vector<std::string> argv;
-  std::vector<std::string> tail;  // last lines of the log when it failed or timed out
+  std::vector<std::string> tail;      // last lines of the log when it failed or timed out
   std::vector<std::string> warnings;  // placement and health checks that failed
 };
 

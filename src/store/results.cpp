@@ -93,7 +93,8 @@ Dataset load_store(const std::string& dir) {
   for (const auto& l : m.launches) {
     d.launches.push_back({l.point_id, l.round, l.status, l.exit_code, l.signal, l.tail});
     for (const auto& w : l.warnings) {
-      if (std::find(d.warnings.begin(), d.warnings.end(), std::make_pair(l.point_id, w)) == d.warnings.end()) {
+      if (std::find(d.warnings.begin(), d.warnings.end(), std::make_pair(l.point_id, w)) ==
+          d.warnings.end()) {
         d.warnings.emplace_back(l.point_id, w);
       }
     }
@@ -103,10 +104,12 @@ Dataset load_store(const std::string& dir) {
   }
   if (fs::exists(dir + "/ceilings.json")) {
     const auto c = nlohmann::json::parse(read_file(dir + "/ceilings.json"), nullptr, false);
-    if (c.is_discarded()) throw ConfigError(fmt::format("{}/ceilings.json: not JSON (truncated?)", dir));
+    if (c.is_discarded())
+      throw ConfigError(fmt::format("{}/ceilings.json: not JSON (truncated?)", dir));
     for (const auto& ceiling : c.value("ceilings", nlohmann::json::array())) {
       const double gbps = ceiling.value("gbps", 0.0);
-      if (gbps > 0 && (d.host_ceiling_gbps == 0 || gbps < d.host_ceiling_gbps)) d.host_ceiling_gbps = gbps;
+      if (gbps > 0 && (d.host_ceiling_gbps == 0 || gbps < d.host_ceiling_gbps))
+        d.host_ceiling_gbps = gbps;
     }
   }
   return d;

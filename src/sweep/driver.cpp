@@ -157,7 +157,8 @@ std::vector<std::string> launch_warnings(const Point& point, const std::string& 
   std::vector<std::string> out = context.value("warnings", std::vector<std::string>{});
   PlacementRequest request;
   if (point.settings.count("bind_to")) request.bind_to = point.settings.at("bind_to");
-  if (point.settings.count("ranks_per_node")) request.ranks_per_node = std::stoi(point.settings.at("ranks_per_node"));
+  if (point.settings.count("ranks_per_node"))
+    request.ranks_per_node = std::stoi(point.settings.at("ranks_per_node"));
   if (request.bind_to.empty() && request.ranks_per_node == 0) return out;
   for (auto& w : placement_warnings(placement_from_json(context["placement"]), request)) {
     if (std::find(out.begin(), out.end(), w) == out.end()) out.push_back(std::move(w));
@@ -185,7 +186,8 @@ int run_sweep(const SweepPlan& plan, std::FILE* progress_out) {
   } else {
     fs::create_directories(store);
     write_file_atomic(store + "/spec.yaml", plan.spec.source_text);
-    if (!plan.ceilings_json.empty()) write_file_atomic(store + "/ceilings.json", plan.ceilings_json);
+    if (!plan.ceilings_json.empty())
+      write_file_atomic(store + "/ceilings.json", plan.ceilings_json);
     manifest = fresh_manifest(plan);
   }
   for (const PointEntry& p : manifest.points) fs::create_directories(store + "/points/" + p.id);

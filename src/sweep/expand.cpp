@@ -93,6 +93,18 @@ std::vector<Point> expand(const SweepSpec& spec) {
     if (std::find(kept.begin(), kept.end(), s) == kept.end()) kept.push_back(std::move(s));
   }
 
+  // A baseline naming placement or backend picks points of the product; it adds none.
+  const bool placement_baseline =
+      std::any_of(spec.baseline.begin(), spec.baseline.end(),
+                  [](const auto& entry) { return !is_env_key(entry.first); });
+  if (placement_baseline) {
+    std::vector<Point> points;
+    for (const Settings& s : kept) {
+      points.push_back(make_point(spec, s));
+      points.back().baseline = matches(spec.baseline, s);
+    }
+    return points;
+  }
   std::vector<Point> points;
   std::vector<Settings> groups_done;
   for (const Settings& s : kept) {

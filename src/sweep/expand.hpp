@@ -21,7 +21,8 @@ struct Point {
 // Deterministic: the first axis varies slowest. Include rules keep only points matching one of
 // them, exclude rules drop matching points; then every group of points that share backend and
 // placement gets the baseline (spec.baseline's environment, other environment axes unset),
-// added in front of the group when the product lacks it.
+// added in front of the group when the product lacks it. A baseline rule that names placement
+// or backend marks the points matching it instead.
 std::vector<Point> expand(const SweepSpec& spec);
 
 // 16 hex digits of a 64-bit FNV-1a hash over "key=value\n" in key order.

@@ -345,12 +345,6 @@ SweepSpec parse_spec(const std::string& text, const std::string& source) {
   }
   if (root["baseline"]) {
     spec.baseline = parse_rule(p, root["baseline"], "baseline", axis_keys);
-    for (const auto& [key, value] : spec.baseline) {
-      if (!is_env_key(key)) {
-        p.fail(root["baseline"], "baseline." + key,
-               "only environment axes define the baseline; placement and backend are matched");
-      }
-    }
   }
   return spec;
 }

@@ -37,7 +37,9 @@ struct SweepSpec {
   std::vector<Axis> axes;  // in spec order; "backend" included
   std::vector<Rule> include;
   std::vector<Rule> exclude;
-  Rule baseline;                   // env settings of the baseline; default: all unset
+  // Environment settings only: the baseline of each backend-and-placement group (default: no
+  // knob set). Naming a placement or backend axis too makes the matching points the baselines.
+  Rule baseline;
   std::vector<std::string> notes;  // e.g. unknown variables passed through unchecked
   std::string source_text;         // the YAML as given
 };

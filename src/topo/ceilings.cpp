@@ -1,9 +1,10 @@
 #include "topo/ceilings.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <fmt/format.h>
 #include <thread>
 
 namespace colltune {
@@ -25,7 +26,8 @@ std::vector<Ceiling> measure_host_ceilings(Topology& topo, std::size_t bytes, in
         for (int i = 0; i < repeats; ++i) {
           const auto start = std::chrono::steady_clock::now();
           std::memcpy(dst, src, bytes);
-          seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+          seconds.push_back(
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
         }
         std::sort(seconds.begin(), seconds.end());
         c.gbps = static_cast<double>(bytes) / seconds[seconds.size() / 2] / 1e9;

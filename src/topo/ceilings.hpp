@@ -3,10 +3,9 @@
 // copy bandwidth per GPU joins with the CUDA backend).
 
 #include <cstddef>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "topo/topology.hpp"
 
@@ -15,7 +14,7 @@ namespace colltune {
 struct Ceiling {
   std::string kind;  // host_memcpy
   int numa = -1;
-  double gbps = 0;   // bytes copied / median time, GB = 1e9 bytes
+  double gbps = 0;  // bytes copied / median time, GB = 1e9 bytes
   std::string method;
 };
 

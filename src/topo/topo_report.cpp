@@ -8,14 +8,18 @@ namespace {
 nlohmann::json pci_json(const std::vector<PciInfo>& devices) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& d : devices) {
-    out.push_back({{"kind", d.kind}, {"busid", d.busid}, {"names", d.names}, {"model", d.model},
+    out.push_back({{"kind", d.kind},
+                   {"busid", d.busid},
+                   {"names", d.names},
+                   {"model", d.model},
                    {"numa", d.numa}});
   }
   return out;
 }
 
 std::string bytes_text(std::uint64_t bytes) {
-  if (bytes >= (1ULL << 30)) return fmt::format("{:.1f} GiB", static_cast<double>(bytes) / (1ULL << 30));
+  if (bytes >= (1ULL << 30))
+    return fmt::format("{:.1f} GiB", static_cast<double>(bytes) / (1ULL << 30));
   if (bytes >= (1ULL << 20)) return fmt::format("{} MiB", bytes >> 20);
   return fmt::format("{} KiB", bytes >> 10);
 }
@@ -25,18 +29,31 @@ std::string bytes_text(std::uint64_t bytes) {
 nlohmann::json to_json(const TopoReport& r) {
   const TopologySummary& t = r.topology;
   nlohmann::json numa = nlohmann::json::array();
-  for (const auto& n : t.numa) numa.push_back({{"os_index", n.os_index}, {"cpus", n.cpus}, {"memory_bytes", n.memory_bytes}});
+  for (const auto& n : t.numa)
+    numa.push_back({{"os_index", n.os_index}, {"cpus", n.cpus}, {"memory_bytes", n.memory_bytes}});
   nlohmann::json caches = nlohmann::json::array();
-  for (const auto& c : t.caches) caches.push_back({{"level", c.level}, {"size_bytes", c.size_bytes}, {"count", c.count}});
+  for (const auto& c : t.caches)
+    caches.push_back({{"level", c.level}, {"size_bytes", c.size_bytes}, {"count", c.count}});
   nlohmann::json ports = nlohmann::json::array();
   for (const auto& p : r.ib_ports) {
-    ports.push_back({{"device", p.device}, {"port", p.port}, {"state", p.state}, {"rate", p.rate},
-                     {"link_layer", p.link_layer}, {"active", p.active()}});
+    ports.push_back({{"device", p.device},
+                     {"port", p.port},
+                     {"state", p.state},
+                     {"rate", p.rate},
+                     {"link_layer", p.link_layer},
+                     {"active", p.active()}});
   }
-  return {{"host", r.host},       {"packages", t.packages}, {"numa_nodes", numa},
-          {"cores", t.cores},     {"pus", t.pus},           {"caches", caches},
-          {"gpus", pci_json(t.gpus)}, {"nics", pci_json(t.nics)}, {"ib_ports", ports},
-          {"gpu_links", r.gpu_links}, {"ceilings", to_json(r.ceilings)}};
+  return {{"host", r.host},
+          {"packages", t.packages},
+          {"numa_nodes", numa},
+          {"cores", t.cores},
+          {"pus", t.pus},
+          {"caches", caches},
+          {"gpus", pci_json(t.gpus)},
+          {"nics", pci_json(t.nics)},
+          {"ib_ports", ports},
+          {"gpu_links", r.gpu_links},
+          {"ceilings", to_json(r.ceilings)}};
 }
 
 std::string to_text(const TopoReport& r) {
@@ -56,8 +73,9 @@ std::string to_text(const TopoReport& r) {
     }
     out += fmt::format("{}:\n", what);
     for (const auto& d : list) {
-      out += fmt::format("  {} {} {} ({}), NUMA {}\n", d.busid, d.kind, d.names.empty() ? "-" : d.names,
-                         d.model, d.numa >= 0 ? std::to_string(d.numa) : "unknown");
+      out += fmt::format("  {} {} {} ({}), NUMA {}\n", d.busid, d.kind,
+                         d.names.empty() ? "-" : d.names, d.model,
+                         d.numa >= 0 ? std::to_string(d.numa) : "unknown");
     }
   };
   devices("GPUs (PCI)", t.gpus);

@@ -1,10 +1,9 @@
 #pragma once
 // `colltune topo` output: what the machine has, and what it lacks, as text or JSON.
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "topo/ceilings.hpp"
 #include "topo/infiniband.hpp"
@@ -16,7 +15,7 @@ struct TopoReport {
   std::string host;
   TopologySummary topology;
   std::vector<IbPort> ib_ports;
-  std::string gpu_links;  // what is known of GPU-to-GPU links, or why nothing is
+  std::string gpu_links;          // what is known of GPU-to-GPU links, or why nothing is
   std::vector<Ceiling> ceilings;  // empty unless measured
 };
 

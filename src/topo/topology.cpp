@@ -1,10 +1,10 @@
 #include "topo/topology.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <hwloc.h>
 
 #include <algorithm>
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <map>
 #include <stdexcept>
 
@@ -32,7 +32,8 @@ std::string kind_of(hwloc_obj_t pci) {
 std::string os_device_names(hwloc_obj_t pci) {
   std::vector<std::string> names;
   for (hwloc_obj_t child = pci->io_first_child; child != nullptr; child = child->next_sibling) {
-    if (child->type == HWLOC_OBJ_OS_DEVICE && child->name != nullptr) names.emplace_back(child->name);
+    if (child->type == HWLOC_OBJ_OS_DEVICE && child->name != nullptr)
+      names.emplace_back(child->name);
   }
   return fmt::format("{}", fmt::join(names, ","));
 }
@@ -44,7 +45,8 @@ struct Topology::Impl {
 };
 
 Topology::Topology() : impl_(std::make_unique<Impl>()) {
-  if (hwloc_topology_init(&impl_->topo) != 0) throw std::runtime_error("hwloc_topology_init failed");
+  if (hwloc_topology_init(&impl_->topo) != 0)
+    throw std::runtime_error("hwloc_topology_init failed");
   hwloc_topology_set_io_types_filter(impl_->topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
   if (hwloc_topology_load(impl_->topo) != 0) {
     hwloc_topology_destroy(impl_->topo);
@@ -65,12 +67,13 @@ TopologySummary Topology::summary() const {
   s.pus = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU);
   for (int i = 0; i < s.numa_nodes; ++i) {
     hwloc_obj_t node = hwloc_get_obj_by_type(t, HWLOC_OBJ_NUMANODE, static_cast<unsigned>(i));
-    s.numa.push_back({static_cast<int>(node->os_index), format_cpulist(bitmap_indexes(node->cpuset)),
+    s.numa.push_back({static_cast<int>(node->os_index),
+                      format_cpulist(bitmap_indexes(node->cpuset)),
                       node->attr->numanode.local_memory});
   }
   std::map<int, CacheInfo> caches;
-  for (hwloc_obj_type_t type : {HWLOC_OBJ_L1CACHE, HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L3CACHE,
-                                HWLOC_OBJ_L4CACHE}) {
+  for (hwloc_obj_type_t type :
+       {HWLOC_OBJ_L1CACHE, HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L3CACHE, HWLOC_OBJ_L4CACHE}) {
     const int n = hwloc_get_nbobjs_by_type(t, type);
     for (int i = 0; i < n; ++i) {
       hwloc_obj_t c = hwloc_get_obj_by_type(t, type, static_cast<unsigned>(i));
@@ -92,10 +95,12 @@ TopologySummary Topology::summary() const {
     info.names = os_device_names(pci);
     const char* vendor = hwloc_obj_get_info_by_name(pci, "PCIVendor");
     const char* device = hwloc_obj_get_info_by_name(pci, "PCIDevice");
-    info.model = fmt::format("{} {}", vendor ? vendor : fmt::format("{:04x}", pci->attr->pcidev.vendor_id),
-                             device ? device : fmt::format("{:04x}", pci->attr->pcidev.device_id));
+    info.model =
+        fmt::format("{} {}", vendor ? vendor : fmt::format("{:04x}", pci->attr->pcidev.vendor_id),
+                    device ? device : fmt::format("{:04x}", pci->attr->pcidev.device_id));
     hwloc_obj_t anchor = hwloc_get_non_io_ancestor_obj(t, pci);
-    if (anchor != nullptr && anchor->nodeset != nullptr && hwloc_bitmap_weight(anchor->nodeset) == 1) {
+    if (anchor != nullptr && anchor->nodeset != nullptr &&
+        hwloc_bitmap_weight(anchor->nodeset) == 1) {
       info.numa = hwloc_bitmap_first(anchor->nodeset);
     }
     (kind == "gpu" ? s.gpus : s.nics).push_back(std::move(info));
@@ -127,7 +132,8 @@ std::vector<int> Topology::numa_of(const std::vector<int>& pus) const {
 }
 
 void* Topology::alloc_on_node(int numa_os_index, std::size_t bytes) {
-  hwloc_obj_t node = hwloc_get_numanode_obj_by_os_index(impl_->topo, static_cast<unsigned>(numa_os_index));
+  hwloc_obj_t node =
+      hwloc_get_numanode_obj_by_os_index(impl_->topo, static_cast<unsigned>(numa_os_index));
   if (node == nullptr) return nullptr;
   hwloc_set_cpubind(impl_->topo, node->cpuset, HWLOC_CPUBIND_THREAD);
   return hwloc_alloc_membind(impl_->topo, bytes, node->nodeset, HWLOC_MEMBIND_BIND,

@@ -180,3 +180,26 @@ TEST(Expand, RulesMustNameAxes) {
 
 }  // namespace
 }  // namespace colltune
+
+namespace colltune {
+namespace {
+
+TEST(Expand, PlacementBaselineMarksMatchingPoints) {
+  const auto points = expand(parse_spec(R"(
+axes:
+  map_by: [core, null]
+  bind_to: [core, none]
+include:
+  - {map_by: core, bind_to: core}
+  - {map_by: null, bind_to: none}
+baseline: {bind_to: none}
+)",
+                                        "s.yaml"));
+  ASSERT_EQ(points.size(), 2u);  // nothing added
+  EXPECT_FALSE(points[0].baseline);
+  EXPECT_TRUE(points[1].baseline);
+  EXPECT_EQ(points[1].label, "backend=mpi bind_to=none");
+}
+
+}  // namespace
+}  // namespace colltune

@@ -80,26 +80,36 @@ RankPlacement site(int rank, const std::string& host, const std::string& cpus,
 }
 
 TEST(PlacementCheck, CleanPlacementHasNoWarnings) {
-  EXPECT_TRUE(placement_warnings({site(0, "a", "0", "0"), site(1, "a", "2", "1")}, {"core", 0}).empty());
-  EXPECT_TRUE(placement_warnings({site(0, "a", "0-7", "0-3"), site(1, "a", "0-7", "0-3")}, {"none", 0}).empty());
+  EXPECT_TRUE(
+      placement_warnings({site(0, "a", "0", "0"), site(1, "a", "2", "1")}, {"core", 0}).empty());
+  EXPECT_TRUE(
+      placement_warnings({site(0, "a", "0-7", "0-3"), site(1, "a", "0-7", "0-3")}, {"none", 0})
+          .empty());
 }
 
 TEST(PlacementCheck, SharedCoreWrongBindingUnbalancedAndFarFromNic) {
   EXPECT_EQ(placement_warnings({site(0, "a", "0", "0"), site(1, "a", "1", "0")}, {"", 0}),
             std::vector<std::string>{"ranks 0 and 1 on a share core(s) 0 and 0"});
   EXPECT_EQ(placement_warnings({site(0, "a", "0-3", "0-1")}, {"core", 0}),
-            std::vector<std::string>{"rank 0 on a may run on cores 0-1, not one core as bind_to core asked"});
+            std::vector<std::string>{
+                "rank 0 on a may run on cores 0-1, not one core as bind_to core asked"});
   EXPECT_EQ(placement_warnings({site(0, "a", "0", "0")}, {"none", 0}),
-            std::vector<std::string>{"rank 0 on a is bound to cpus 0 although bind_to none asked for no binding"});
-  EXPECT_EQ(placement_warnings({site(0, "a", "0", "0"), site(1, "a", "2", "1"), site(2, "b", "0", "0")}, {"core", 0}),
-            std::vector<std::string>{"unbalanced: 2 ranks on a but 1 on b"});
+            std::vector<std::string>{
+                "rank 0 on a is bound to cpus 0 although bind_to none asked for no binding"});
+  EXPECT_EQ(
+      placement_warnings({site(0, "a", "0", "0"), site(1, "a", "2", "1"), site(2, "b", "0", "0")},
+                         {"core", 0}),
+      std::vector<std::string>{"unbalanced: 2 ranks on a but 1 on b"});
   EXPECT_EQ(placement_warnings({site(0, "a", "0", "0"), site(1, "b", "0", "0")}, {"", 2}),
             (std::vector<std::string>{"1 ranks on a, not 2 as ranks_per_node asked",
                                       "1 ranks on b, not 2 as ranks_per_node asked"}));
   EXPECT_EQ(placement_warnings({site(0, "a", "0", "0", "0", 8, "1")}, {"", 0}),
-            std::vector<std::string>{"rank 0 on a runs on NUMA 0 but the host's InfiniBand NICs are on NUMA 1"});
+            std::vector<std::string>{
+                "rank 0 on a runs on NUMA 0 but the host's InfiniBand NICs are on NUMA 1"});
   // Oversubscription the user allowed is not a surprise.
-  EXPECT_TRUE(placement_warnings({site(0, "a", "0", "0"), site(1, "a", "0", "0")}, {"core:overload-allowed", 0}).empty());
+  EXPECT_TRUE(placement_warnings({site(0, "a", "0", "0"), site(1, "a", "0", "0")},
+                                 {"core:overload-allowed", 0})
+                  .empty());
 }
 
 }  // namespace

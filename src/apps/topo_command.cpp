@@ -7,6 +7,7 @@
 
 #include "core/errors.hpp"
 #include "topo/ceilings.hpp"
+#include "topo/gpu_probe.hpp"
 #include "topo/topo_report.hpp"
 
 namespace colltune {
@@ -18,18 +19,14 @@ std::string hostname() {
   return name;
 }
 
-// The CUDA backend is not part of this build; say so instead of guessing at links.
-constexpr const char* kGpuLinks =
-    "not measured: this colltune was built without the CUDA backend, so GPU peer attributes are "
-    "unavailable (PCI GPUs above come from hwloc)";
-
 }  // namespace
 
 std::string host_ceilings_json() {
   Topology topo;
-  return nlohmann::json{{"host", hostname()}, {"ceilings", to_json(measure_host_ceilings(topo))}}
-             .dump(2) +
-         "\n";
+  std::vector<Ceiling> all = measure_host_ceilings(topo);
+  std::string why;
+  for (auto& c : measure_device_ceilings(why)) all.push_back(std::move(c));
+  return nlohmann::json{{"host", hostname()}, {"ceilings", to_json(all)}}.dump(2) + "\n";
 }
 
 int topo_command(const std::vector<std::string>& args) {
@@ -52,8 +49,13 @@ int topo_command(const std::vector<std::string>& args) {
   report.host = hostname();
   report.topology = topo.summary();
   report.ib_ports = read_ib_ports();
-  report.gpu_links = kGpuLinks;
-  if (ceilings) report.ceilings = measure_host_ceilings(topo);
+  report.gpu_links = probe_gpu_links();
+  if (ceilings) {
+    report.ceilings = measure_host_ceilings(topo);
+    for (auto& c : measure_device_ceilings(report.device_ceilings_absent)) {
+      report.ceilings.push_back(std::move(c));
+    }
+  }
   std::fputs(json ? (to_json(report).dump(2) + "\n").c_str() : to_text(report).c_str(), stdout);
   return 0;
 }

@@ -52,7 +52,11 @@ nlohmann::json to_json(const TopoReport& r) {
           {"gpus", pci_json(t.gpus)},
           {"nics", pci_json(t.nics)},
           {"ib_ports", ports},
-          {"gpu_links", r.gpu_links},
+          {"gpu_links",
+           {{"available", r.gpu_links.available},
+            {"why", r.gpu_links.why},
+            {"gpus", r.gpu_links.gpus},
+            {"matrix", r.gpu_links.matrix}}},
           {"ceilings", to_json(r.ceilings)}};
 }
 
@@ -89,7 +93,23 @@ std::string to_text(const TopoReport& r) {
                          p.link_layer, p.active() ? "" : "  <- not active");
     }
   }
-  out += fmt::format("GPU links: {}\n", r.gpu_links);
+  if (!r.gpu_links.available) {
+    out += fmt::format("GPU links: none ({})\n", r.gpu_links.why);
+  } else {
+    out += "GPU links (NV = NVLink; PIX, PXB, PHB, NODE, SYS as nvidia-smi topo -m):\n       ";
+    for (std::size_t j = 0; j < r.gpu_links.matrix.size(); ++j) {
+      out += fmt::format("{:>6}", fmt::format("GPU{}", j));
+    }
+    out += "\n";
+    for (std::size_t i = 0; i < r.gpu_links.matrix.size(); ++i) {
+      out += fmt::format("  GPU{:<2}", i);
+      for (const auto& cell : r.gpu_links.matrix[i]) out += fmt::format("{:>6}", cell);
+      out += fmt::format("   {}\n", r.gpu_links.gpus[i]);
+    }
+  }
+  if (!r.device_ceilings_absent.empty()) {
+    out += fmt::format("device copy ceilings: none ({})\n", r.device_ceilings_absent);
+  }
   for (const auto& c : r.ceilings) {
     out += fmt::format("ceiling {} NUMA {}: {:.2f} GB/s ({})\n", c.kind, c.numa, c.gbps, c.method);
   }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "topo/ceilings.hpp"
+#include "topo/gpu_probe.hpp"
 #include "topo/infiniband.hpp"
 #include "topo/topology.hpp"
 
@@ -15,8 +16,9 @@ struct TopoReport {
   std::string host;
   TopologySummary topology;
   std::vector<IbPort> ib_ports;
-  std::string gpu_links;          // what is known of GPU-to-GPU links, or why nothing is
-  std::vector<Ceiling> ceilings;  // empty unless measured
+  GpuLinks gpu_links;
+  std::vector<Ceiling> ceilings;       // empty unless measured
+  std::string device_ceilings_absent;  // why no device ceiling was measured
 };
 
 nlohmann::json to_json(const TopoReport& r);

@@ -12,9 +12,9 @@ work = h.workdir()
 spec = h.write_spec(work, """
 name: faults
 launcher_args: [--oversubscribe]
-point_timeout_seconds: 8
+point_timeout_seconds: 15
 env: {OMPI_MCA_coll_tuned_use_dynamic_rules: 1}
-benchmark: {collectives: allreduce, min_bytes: 1M, max_bytes: 1M, iters: 100, samples: 20,
+benchmark: {collectives: allreduce, min_bytes: 1M, max_bytes: 1M, iters: 100, samples: 100,
             timeout_seconds: 120, check: 0}
 axes:
   np: 2
@@ -46,9 +46,12 @@ ranks = h.wait_for(lambda: ranks_of(0), 30)
 check(ranks is not None, "never saw the first launch's two ranks")
 if ranks:
     os.kill(ranks[-1], signal.SIGSTOP)
-ranks = h.wait_for(lambda: ranks_of(1), 40)
+ranks = h.wait_for(lambda: ranks_of(1), 60)
 check(ranks is not None, "never saw the second launch's two ranks")
 if ranks:
+    # Past start-up: Open MPI 4.1's mpirun can hang when a rank dies before it has registered,
+    # which the sweep would rightly call a timeout; this test is about a rank that dies mid-run.
+    time.sleep(1.0)
     os.kill(ranks[-1], signal.SIGKILL)
 try:
     stdout, stderr = proc.communicate(timeout=120)
@@ -63,7 +66,7 @@ status = [l["status"] for l in m["launches"]]
 check(status == ["timeout", "failed", "done"],
       f"statuses {status}; launches: {[(l['status'], l['exit_code'], l['seconds'], l['tail'][-3:]) for l in m['launches']]}")
 first = m["launches"][0]
-check(8 <= first["seconds"] < 20, f"the hung point ended after {first['seconds']:.1f} s, limit 8")
+check(15 <= first["seconds"] < 30, f"the hung point ended after {first['seconds']:.1f} s, limit 15")
 check(m["launches"][1]["exit_code"] not in (None, 0) or m["launches"][1]["signal"],
       "the killed point has no failure status")
 check(bool(m["launches"][1]["tail"]), "the failed point kept no log tail")

@@ -59,7 +59,7 @@ TEST(InfiniBand, PortsFromSysfs) {
 TEST(TopoReport, SaysWhatIsAbsent) {
   TopoReport r;
   r.host = "h";
-  r.gpu_links = "not measured";
+  r.gpu_links.why = "no NVIDIA driver";
   const std::string text = to_text(r);
   EXPECT_NE(text.find("GPUs (PCI): none found"), std::string::npos);
   EXPECT_NE(text.find("InfiniBand ports: none"), std::string::npos);

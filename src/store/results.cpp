@@ -89,7 +89,7 @@ Dataset load_store(const std::string& dir) {
   const Manifest m = manifest_from_json(j, manifest_path);
   d.name = m.name;
   d.notes = m.notes;
-  for (const auto& p : m.points) d.points.push_back({p.id, p.label, p.settings, p.baseline});
+  d.points = m.points;
   for (const auto& l : m.launches) {
     d.launches.push_back({l.point_id, l.round, l.status, l.exit_code, l.signal, l.tail});
     for (const auto& w : l.warnings) {

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
+
+#include "store/manifest.hpp"
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,12 +31,8 @@ struct Record {
   double bus_factor = 1;
 };
 
-struct PointInfo {
-  std::string id;
-  std::string label;
-  std::map<std::string, std::string> settings;
-  bool baseline = false;
-};
+// A sweep point as the manifest lists it.
+using PointInfo = PointEntry;
 
 struct LaunchInfo {
   std::string point_id;

@@ -7,13 +7,6 @@
 namespace colltune {
 namespace {
 
-std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
-
 // Largest magnitude a sum may reach and still be exact: the type's range for integers, well
 // inside the mantissa for floating point.
 std::int64_t sum_limit(DType dtype) {
@@ -74,62 +67,28 @@ decltype(auto) with_type(DType dtype, Fn&& fn) {
 
 }  // namespace
 
+static_assert(static_cast<int>(ReduceOp::kSum) == kPatternOpSum &&
+              static_cast<int>(ReduceOp::kProd) == kPatternOpProd &&
+              static_cast<int>(ReduceOp::kMax) == kPatternOpMax &&
+              static_cast<int>(ReduceOp::kMin) == kPatternOpMin);
+
 Pattern::Pattern(std::uint64_t seed, DType dtype, ReduceOp op, int nranks)
-    : seed_(seed), dtype_(dtype), op_(op), nranks_(std::max(nranks, 1)) {
-  const bool sign = is_signed(dtype);
+    : dtype_(dtype), op_(op) {
+  params_.seed = seed;
+  params_.nranks = std::max(nranks, 1);
+  params_.op = static_cast<int>(op);
+  params_.is_signed = is_signed(dtype);
+  const bool sign = params_.is_signed;
   if (op == ReduceOp::kSum) {
     // Each input at most limit / n in magnitude, so no sum over n ranks leaves the exact range.
-    const std::int64_t per_rank = std::max<std::int64_t>(sum_limit(dtype) / nranks_, 1);
-    low_ = sign ? -per_rank : 0;
-    span_ = static_cast<std::uint64_t>(sign ? 2 * per_rank + 1 : per_rank + 1);
+    const std::int64_t per_rank = std::max<std::int64_t>(sum_limit(dtype) / params_.nranks, 1);
+    params_.low = sign ? -per_rank : 0;
+    params_.span = static_cast<std::uint64_t>(sign ? 2 * per_rank + 1 : per_rank + 1);
   } else if (op != ReduceOp::kProd) {
     const std::int64_t span = movement_span(dtype);
-    low_ = sign ? -span / 2 : 0;
-    span_ = static_cast<std::uint64_t>(span);
+    params_.low = sign ? -span / 2 : 0;
+    params_.span = static_cast<std::uint64_t>(span);
   }
-}
-
-std::uint64_t Pattern::hash(int rank, std::uint64_t index) const {
-  return splitmix64(seed_ ^ splitmix64(index * 0x100000001B3ULL + static_cast<unsigned>(rank)));
-}
-
-std::int64_t Pattern::input(int rank, std::uint64_t index) const {
-  const std::uint64_t h = hash(rank, index);
-  if (op_ == ReduceOp::kProd) {
-    // One rank per element contributes 1..3, one other may flip the sign, the rest give 1: the
-    // product stays within +-3 whatever the rank count, and each rank still matters.
-    const auto n = static_cast<std::uint64_t>(nranks_);
-    const auto owner = static_cast<int>(index % n);
-    if (rank == owner) return static_cast<std::int64_t>(h % 3) + 1;
-    const auto flipper = static_cast<int>((index + 1) % n);
-    if (is_signed(dtype_) && rank == flipper && (h >> 32) % 2 == 1) return -1;
-    return 1;
-  }
-  return low_ + static_cast<std::int64_t>(h % span_);
-}
-
-std::int64_t Pattern::reduced(std::uint64_t index) const {
-  std::int64_t acc = input(0, index);
-  for (int r = 1; r < nranks_; ++r) {
-    const std::int64_t v = input(r, index);
-    switch (op_) {
-      case ReduceOp::kSum:
-        acc += v;
-        break;
-      case ReduceOp::kProd:
-        acc *= v;
-        break;
-      case ReduceOp::kMax:
-        acc = std::max(acc, v);
-        break;
-      case ReduceOp::kMin:
-        acc = std::min(acc, v);
-        break;
-      case ReduceOp::kNone:
-        break;
-    }
-  }
-  return acc;
 }
 
 void fill_inputs(const Pattern& p, int rank, std::uint64_t first_index, void* dst,

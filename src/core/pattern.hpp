@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "core/collective.hpp"
+#include "core/pattern_math.hpp"
 
 namespace colltune {
 
@@ -15,22 +16,21 @@ class Pattern {
   Pattern(std::uint64_t seed, DType dtype, ReduceOp op, int nranks);
 
   // The value rank `rank` contributes at global element `index`.
-  std::int64_t input(int rank, std::uint64_t index) const;
+  std::int64_t input(int rank, std::uint64_t index) const {
+    return pattern_input(params_, rank, index);
+  }
   // `op` applied over inputs of all ranks at `index` (meaningless for kNone).
-  std::int64_t reduced(std::uint64_t index) const;
+  std::int64_t reduced(std::uint64_t index) const { return pattern_reduced(params_, index); }
 
   DType dtype() const { return dtype_; }
   ReduceOp op() const { return op_; }
-  int nranks() const { return nranks_; }
+  int nranks() const { return params_.nranks; }
+  const PatternParams& params() const { return params_; }  // for device kernels
 
  private:
-  std::uint64_t hash(int rank, std::uint64_t index) const;
-  std::uint64_t seed_;
   DType dtype_;
   ReduceOp op_;
-  int nranks_;
-  std::int64_t low_ = 0;  // inputs lie in [low_, low_ + span_)
-  std::uint64_t span_ = 1;
+  PatternParams params_;
 };
 
 // Writes input(rank, first_index + i) for i < count into `dst`, typed as p.dtype().

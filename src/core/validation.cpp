@@ -30,54 +30,69 @@ int p2p_peer(int rank, int nranks) {
   return rank < half ? rank + half : rank - half;
 }
 
+std::vector<Block> input_blocks(const Collective& c, int nranks, int rank) {
+  const BufferCounts counts = buffer_counts(c, nranks);
+  if (!c.in_place) return {{0, counts.send, rank, 0, false}};
+  if (c.kind == CollKind::kAllgather) return {{rank * c.count, c.count, rank, 0, true}};
+  if (c.kind == CollKind::kBroadcast && rank != c.root) return {};
+  return {{0, counts.recv, rank, 0, true}};
+}
+
+std::vector<Block> expected_blocks(const Collective& c, int nranks, int rank) {
+  const std::size_t count = c.count;
+  switch (c.kind) {
+    case CollKind::kAllreduce:
+      return {{0, count, kReduced, 0}};
+    case CollKind::kReduce:
+      if (rank != c.root) return {};
+      return {{0, count, kReduced, 0}};
+    case CollKind::kReduceScatter:
+      return {{0, count, kReduced, rank * count}};
+    case CollKind::kBroadcast:
+      return {{0, count, c.root, 0}};
+    case CollKind::kSendrecv:
+      return {{0, count, (rank + nranks - 1) % nranks, 0}};
+    case CollKind::kAllgather:
+    case CollKind::kAlltoall: {
+      std::vector<Block> blocks;
+      for (int src = 0; src < nranks; ++src) {
+        // allgather: block src is src's whole input; alltoall: src's block addressed to us.
+        const std::uint64_t first = c.kind == CollKind::kAlltoall ? rank * count : 0;
+        blocks.push_back({src * count, count, src, first});
+      }
+      return blocks;
+    }
+    case CollKind::kPingpong:
+    case CollKind::kBiBw:
+      return {{0, count, p2p_peer(rank, nranks), 0}};
+    case CollKind::kUniBw:
+      if (rank < nranks / 2) return {};
+      return {{0, count, p2p_peer(rank, nranks), 0}};
+  }
+  return {};
+}
+
 void fill_for(const Collective& c, int nranks, int rank, const Pattern& p, void* send, void* recv) {
   const BufferCounts counts = buffer_counts(c, nranks);
-  const std::size_t recv_elems = std::max(counts.send, counts.recv);
   // 0xFF bytes are NaN for floats and unlikely values otherwise: an output the collective never
   // wrote shows up as wrong.
-  std::memset(recv, 0xFF, (c.in_place ? recv_elems : counts.recv) * element_bytes(c.dtype));
-  if (!c.in_place) {
-    fill_inputs(p, rank, 0, send, counts.send);
-    return;
-  }
-  if (c.kind == CollKind::kAllgather) {
-    fill_inputs(p, rank, 0, offset(recv, rank * c.count, c.dtype), c.count);
-  } else if (c.kind != CollKind::kBroadcast || rank == c.root) {
-    fill_inputs(p, rank, 0, recv, recv_elems);
+  std::memset(recv, 0xFF, counts.recv * element_bytes(c.dtype));
+  for (const Block& b : input_blocks(c, nranks, rank)) {
+    fill_inputs(p, b.source_rank, b.first_index, offset(b.in_recv ? recv : send, b.offset, c.dtype),
+                b.count);
   }
 }
 
 std::uint64_t count_wrong_for(const Collective& c, int nranks, int rank, const Pattern& p,
                               const void* recv) {
-  const std::size_t count = c.count;
-  switch (c.kind) {
-    case CollKind::kAllreduce:
-      return count_wrong_reduced(p, 0, recv, count);
-    case CollKind::kReduce:
-      return rank == c.root ? count_wrong_reduced(p, 0, recv, count) : 0;
-    case CollKind::kReduceScatter:
-      return count_wrong_reduced(p, rank * count, recv, count);
-    case CollKind::kBroadcast:
-      return count_wrong_inputs(p, c.root, 0, recv, count);
-    case CollKind::kSendrecv:
-      return count_wrong_inputs(p, (rank + nranks - 1) % nranks, 0, recv, count);
-    case CollKind::kAllgather:
-    case CollKind::kAlltoall: {
-      std::uint64_t wrong = 0;
-      for (int src = 0; src < nranks; ++src) {
-        // allgather: block src is src's whole input; alltoall: src's block addressed to us.
-        const std::uint64_t first = c.kind == CollKind::kAlltoall ? rank * count : 0;
-        wrong += count_wrong_inputs(p, src, first, offset(recv, src * count, c.dtype), count);
-      }
-      return wrong;
-    }
-    case CollKind::kPingpong:
-    case CollKind::kBiBw:
-      return count_wrong_inputs(p, p2p_peer(rank, nranks), 0, recv, count);
-    case CollKind::kUniBw:
-      return rank >= nranks / 2 ? count_wrong_inputs(p, p2p_peer(rank, nranks), 0, recv, count) : 0;
+  std::uint64_t wrong = 0;
+  for (const Block& b : expected_blocks(c, nranks, rank)) {
+    const void* at = offset(recv, b.offset, c.dtype);
+    wrong += b.source_rank == kReduced
+                 ? count_wrong_reduced(p, b.first_index, at, b.count)
+                 : count_wrong_inputs(p, b.source_rank, b.first_index, at, b.count);
   }
-  return 0;
+  return wrong;
 }
 
 }  // namespace colltune

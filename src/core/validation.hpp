@@ -1,9 +1,10 @@
 #pragma once
-// Where each collective reads its inputs and what each rank must hold afterwards, for buffers
-// the host can address. Backends with device buffers mirror these layouts in their kernels.
+// Where each collective reads its inputs and what each rank must hold afterwards. The layouts
+// are data (blocks), so host code and device kernels walk the same description.
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "core/collective.hpp"
 #include "core/pattern.hpp"
@@ -22,11 +23,27 @@ BufferCounts buffer_counts(const Collective& c, int nranks);
 // block placement every pair crosses the widest gap. -1 when nranks is odd.
 int p2p_peer(int rank, int nranks);
 
-// Writes `rank`'s inputs for `c` (into `recv` when in place) and poisons the output.
+// `count` elements at element `offset` of a buffer hold input(source_rank, first_index + i), or
+// reduced(first_index + i) when source_rank is kReduced.
+struct Block {
+  std::size_t offset = 0;
+  std::size_t count = 0;
+  int source_rank = 0;
+  std::uint64_t first_index = 0;
+  bool in_recv = false;  // inputs only: the block lives in the recv buffer (in place)
+};
+inline constexpr int kReduced = -1;
+
+// What `rank` writes before the op (its own inputs).
+std::vector<Block> input_blocks(const Collective& c, int nranks, int rank);
+// What `rank`'s output must hold after the op; empty where the output is undefined (non-root
+// reduce, the sending side of bw).
+std::vector<Block> expected_blocks(const Collective& c, int nranks, int rank);
+
+// Host buffers: writes `rank`'s inputs for `c` (into `recv` when in place), poisons the output.
 void fill_for(const Collective& c, int nranks, int rank, const Pattern& p, void* send, void* recv);
 
-// Elements of `rank`'s output that differ from the exact expected result; 0 on ranks whose
-// output the collective leaves undefined (non-root reduce, the sending side of bw).
+// Host buffers: elements of `rank`'s output that differ from the exact expected result.
 std::uint64_t count_wrong_for(const Collective& c, int nranks, int rank, const Pattern& p,
                               const void* recv);
 

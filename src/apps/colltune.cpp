@@ -10,6 +10,7 @@
 #include "apps/run_context.hpp"
 #include "apps/sweep_command.hpp"
 #include "apps/topo_command.hpp"
+#include "backends/registry.hpp"
 #include "comm/mpi_world.hpp"
 #include "core/errors.hpp"
 
@@ -37,7 +38,10 @@ int main(int argc, char** argv) {
       return args.empty() ? 2 : 0;
     }
     if (args[0] == "--version") {
-      std::printf("colltune %s (%s)\n", COLLTUNE_VERSION, COLLTUNE_GIT_REVISION);
+      std::string backends;
+      for (const auto& b : built_backends()) backends += " " + b;
+      std::printf("colltune %s (%s), backends:%s\n", COLLTUNE_VERSION, COLLTUNE_GIT_REVISION,
+                  backends.c_str());
       return 0;
     }
     if (args[0] == "run") {

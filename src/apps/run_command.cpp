@@ -63,7 +63,7 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
   // Only rank 0 writes, so every rank must hear whether it can before anything is measured.
   if (world.sum_over_ranks(json_error.empty() ? 0 : 1) > 0) throw ConfigError(json_error);
 
-  auto comm = make_communicator(options.backend, world);
+  auto comm = make_communicator(options.backend, world, options.backend_options);
   const RunContext context =
       gather_context(world, *comm, options, std::vector<std::string>(*argv, *argv + *argc));
   for (auto& r : reporters) r->begin(context);

@@ -15,6 +15,7 @@ std::vector<std::string> built_backends();
 
 // A communicator over all ranks of `world`; every rank calls it. Throws ConfigError for a name
 // this build lacks.
-std::unique_ptr<Communicator> make_communicator(const std::string& backend, MpiWorld& world);
+std::unique_ptr<Communicator> make_communicator(const std::string& backend, MpiWorld& world,
+                                                const BackendOptions& options);
 
 }  // namespace colltune

@@ -28,6 +28,17 @@ class Timer {
   virtual double stop_seconds() = 0;  // seconds since start(), after the work has completed
 };
 
+// Backend settings from the command line; each backend reads what concerns it.
+struct BackendOptions {
+  int device = -1;        // GPU to use; -1: the local rank modulo the visible GPUs
+  bool graph = false;     // -G: capture each batch in a CUDA graph and replay it
+  int nccl_blocking = 1;  // ncclConfig_t fields; -1 leaves NCCL's default
+  int cga_cluster_size = -1;
+  int min_ctas = -1;
+  int max_ctas = -1;
+  std::string net_name;
+};
+
 class Communicator {
  public:
   virtual ~Communicator() = default;

@@ -78,6 +78,10 @@ std::vector<std::string> MpiWorld::all_gather(const std::string& mine) const {
   return out;
 }
 
+void MpiWorld::broadcast_bytes(void* data, std::size_t bytes) const {
+  check_mpi(MPI_Bcast(data, static_cast<int>(bytes), MPI_BYTE, 0, MPI_COMM_WORLD), "MPI_Bcast");
+}
+
 std::uint64_t MpiWorld::sum_over_ranks(std::uint64_t mine) const {
   std::uint64_t total = 0;
   check_mpi(MPI_Allreduce(&mine, &total, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD),

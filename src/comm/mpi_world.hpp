@@ -26,6 +26,8 @@ class MpiWorld {
   void barrier() const;
   std::vector<std::string> all_gather(const std::string& mine) const;
   std::uint64_t sum_over_ranks(std::uint64_t mine) const;
+  // Rank 0's `bytes` bytes at `data` replace every other rank's.
+  void broadcast_bytes(void* data, std::size_t bytes) const;
   // Element-wise maximum over ranks, in place; every rank passes the same length.
   void max_over_ranks(std::vector<double>& values) const;
 

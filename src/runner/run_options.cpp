@@ -87,6 +87,14 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   app.add_option("--repetitions", repetitions);
   app.add_option("--window", window);
   app.add_option("--in-place", in_place);
+  auto& bo = o.backend_options;
+  app.add_flag("-G,--graph", bo.graph);
+  app.add_option("--device", bo.device)->check(CLI::Range(0, 1023));
+  app.add_option("--nccl-blocking", bo.nccl_blocking)->check(CLI::Range(0, 1));
+  app.add_option("--cga-cluster-size", bo.cga_cluster_size)->check(CLI::Range(0, 8));
+  app.add_option("--min-ctas", bo.min_ctas)->check(CLI::Range(1, 64));
+  app.add_option("--max-ctas", bo.max_ctas)->check(CLI::Range(1, 64));
+  app.add_option("--net-name", bo.net_name);
   app.add_option("--json", o.json_path);
   app.add_option("--timeout", timeout);
   app.add_flag("--test-corrupt", o.policy.corrupt_one)->group("");
@@ -198,6 +206,13 @@ usage: mpirun -np N colltune run [options]
   --repetitions N         samples per size (default 10); each is the max over ranks
   --window N              messages in flight per bw/bibw op (default 64, as OSU)
   --in-place MODE         both (default), only, never: which buffer placements to measure
+
+NCCL backend (one GPU per rank):
+  --device N              GPU to use (default: local rank modulo visible GPUs)
+  -G, --graph             capture each batch in a CUDA graph and replay it
+  --nccl-blocking 0|1     ncclConfig_t.blocking (default 1)
+  --cga-cluster-size N, --min-ctas N, --max-ctas N, --net-name NAME
+                          the other ncclConfig_t fields a tuner sets (default: NCCL's)
   --json FILE             one JSON record per (collective, size, in-place), with raw samples
   --timeout SECONDS       limit per measured size; a hang aborts the job (default 300, 0 = off)
 

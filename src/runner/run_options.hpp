@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "comm/communicator.hpp"
 #include "core/collective.hpp"
 #include "runner/measure.hpp"
 
@@ -25,6 +26,7 @@ struct RunOptions {
   bool out_of_place = true;  // --in-place both|only|never
   bool in_place = true;
   RunPolicy policy;
+  BackendOptions backend_options;
   double timeout_seconds = 300;
   std::string json_path;  // empty: no JSONL
   bool help = false;

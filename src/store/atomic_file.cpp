@@ -20,10 +20,13 @@ LineFile::LineFile(std::string path) : path_(std::move(path)), partial_path_(pat
 }
 
 LineFile::~LineFile() {
-  if (file_ != nullptr) std::fclose(file_);
+  if (file_ == nullptr) return;
+  std::fclose(file_);
+  if (lines_ == 0) std::remove(partial_path_.c_str());
 }
 
 void LineFile::append_line(const std::string& line) {
+  ++lines_;
   if (std::fputs(line.c_str(), file_) < 0 || std::fputc('\n', file_) == EOF ||
       std::fflush(file_) != 0) {
     throw std::runtime_error(

@@ -12,7 +12,9 @@ class LineFile {
   // Opens "<path>.partial" for writing; open_error() says why when it could not.
   explicit LineFile(std::string path);
   const std::string& open_error() const { return open_error_; }
-  ~LineFile();  // without commit(), the .partial file stays for inspection
+  // Without commit(), a .partial file holding finished lines stays for inspection; one that
+  // holds none is removed, so a run stopped before measuring leaves nothing behind.
+  ~LineFile();
   LineFile(const LineFile&) = delete;
   LineFile& operator=(const LineFile&) = delete;
 
@@ -24,6 +26,7 @@ class LineFile {
   std::string partial_path_;
   std::FILE* file_ = nullptr;
   std::string open_error_;
+  std::size_t lines_ = 0;
 };
 
 }  // namespace colltune

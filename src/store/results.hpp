@@ -5,11 +5,11 @@
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
-
-#include "store/manifest.hpp"
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "store/manifest.hpp"
 
 namespace colltune {
 

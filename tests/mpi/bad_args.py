@@ -1,5 +1,6 @@
 """Bad arguments exit 2 within seconds, with one clear line, no hang and no output file."""
 import os
+import subprocess
 
 import harness
 from harness import check
@@ -9,7 +10,7 @@ cases = [
     (["-d", "int16"], "-d/--datatype: 'int16' is not a datatype"),
     (["-b", "64M", "-e", "8M"], "-b/--minbytes: 64M is larger than -e/--maxbytes 8M"),
     (["--coll", "gather"], "--coll: 'gather' is not a collective"),
-    (["--backend", "nccl"], "--backend: 'nccl' is not built into this colltune"),
+    (["--backend", "ucc"], "--backend: 'ucc' is not built into this colltune"),
     (["--coll", "broadcast", "-r", str(args.np)],
      f"-r/--root: {args.np} is not a rank of this job; allowed: 0 to {args.np - 1}"),
     (["--timeout", "soon"], "--timeout: 'soon' is not allowed"),
@@ -31,4 +32,19 @@ code, _, stderr, seconds = harness.run(args, ["--json", "/nonexistent-dir/x.json
 check(code == 2, f"unwritable --json: exit code {code}")
 check("--json: '/nonexistent-dir/x.jsonl' cannot be written" in stderr, f"message: {stderr[-500:]}")
 check("Collective:" not in _, "measured despite an unwritable --json")
+# The NCCL backend, where built, fails at once on a host without a GPU (GPUs hidden here), with
+# one line saying what it looked for and what it found, and writes nothing.
+version = subprocess.run([args.colltune, "--version"], capture_output=True, text=True).stdout
+if " nccl" in version:
+    out = os.path.join(harness.workdir(), "nccl.jsonl")
+    env = dict(harness.mpi_env(), CUDA_VISIBLE_DEVICES="")
+    proc = subprocess.run(harness.mpirun_argv(args, ["--backend", "nccl", "--json", out]), env=env,
+                          capture_output=True, text=True, timeout=60)
+    lines = [l for l in proc.stderr.splitlines() if l.startswith("colltune")]
+    check(proc.returncode == 2, f"--backend nccl without a GPU: exit {proc.returncode}")
+    check(len(lines) == 1 and "--backend nccl: no CUDA device" in lines[0] and
+          "cudaGetDeviceCount" in lines[0], f"--backend nccl without a GPU: {lines}")
+    check(not os.path.exists(out) and not os.path.exists(out + ".partial"), "nccl: a file was written")
+else:
+    print("bad_args: this build has no NCCL backend; its no-GPU check is not run")
 harness.finish("bad_args")

@@ -1,5 +1,6 @@
 """Bad specs exit 2 with one line and create nothing; --dry-run and --emit-sbatch run nothing."""
 import os
+import subprocess
 
 import sweep_harness as h
 from sweep_harness import check
@@ -42,8 +43,10 @@ for name in sorted(os.listdir(configs)):
     check(code == 0 and stdout.count("# [") > 0, f"configs/{name}: exit {code} {stderr}")
 
 # A backend this build lacks is refused before anything runs.
-spec = h.write_spec(work, "benchmark: {backends: [nccl]}\n")
-code, _, stderr = h.run_sweep(args, spec, "--results", results)
-check(code == 2 and "backend: 'nccl' is not built into this colltune" in stderr, f"nccl: {stderr}")
-check(not os.path.exists(results), "a store was created for an unrunnable spec")
+version = subprocess.run([args.colltune, "--version"], capture_output=True, text=True).stdout
+if " nccl" not in version:
+    spec = h.write_spec(work, "benchmark: {backends: [nccl]}\n")
+    code, _, stderr = h.run_sweep(args, spec, "--results", results)
+    check(code == 2 and "backend: 'nccl' is not built into this colltune" in stderr, f"nccl: {stderr}")
+    check(not os.path.exists(results), "a store was created for an unrunnable spec")
 h.finish("sweep_cli")

@@ -1,0 +1,94 @@
+#include <cuda_runtime.h>
+
+#include <cstring>
+
+#include "backends/nccl/device_validation.hpp"
+#include "core/validation.hpp"
+
+namespace colltune {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kMaxBlocks = 4096;
+
+int blocks_for(std::size_t count) {
+  const std::size_t blocks = (count + kThreads - 1) / kThreads;
+  return static_cast<int>(blocks < kMaxBlocks ? (blocks == 0 ? 1 : blocks) : kMaxBlocks);
+}
+
+template <typename T>
+__global__ void fill_kernel(T* dst, std::size_t count, PatternParams p, int rank,
+                            std::uint64_t first) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    dst[i] = static_cast<T>(pattern_input(p, rank, first + i));
+  }
+}
+
+template <typename T>
+__device__ bool same_bits(T a, T b) {
+  unsigned char x[sizeof(T)], y[sizeof(T)];
+  memcpy(x, &a, sizeof(T));
+  memcpy(y, &b, sizeof(T));
+  for (unsigned k = 0; k < sizeof(T); ++k) {
+    if (x[k] != y[k]) return false;
+  }
+  return true;
+}
+
+template <typename T>
+__global__ void count_kernel(const T* buf, std::size_t count, PatternParams p, int source,
+                             std::uint64_t first, unsigned long long* wrong) {
+  unsigned long long local = 0;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const std::int64_t v =
+        source == kReduced ? pattern_reduced(p, first + i) : pattern_input(p, source, first + i);
+    if (!same_bits(static_cast<T>(v), buf[i])) ++local;
+  }
+  if (local != 0) atomicAdd(wrong, local);
+}
+
+template <typename Fn>
+void with_type(DType dtype, Fn&& fn) {
+  switch (dtype) {
+    case DType::kInt8:
+      return fn(std::int8_t{});
+    case DType::kUint8:
+      return fn(std::uint8_t{});
+    case DType::kInt32:
+      return fn(std::int32_t{});
+    case DType::kUint32:
+      return fn(std::uint32_t{});
+    case DType::kInt64:
+      return fn(static_cast<long long>(0));
+    case DType::kUint64:
+      return fn(static_cast<unsigned long long>(0));
+    case DType::kFloat:
+      return fn(float{});
+    case DType::kDouble:
+      return fn(double{});
+  }
+}
+
+}  // namespace
+
+void device_fill(DType dtype, void* dst, std::size_t count, const PatternParams& p, int rank,
+                 std::uint64_t first, void* stream) {
+  with_type(dtype, [&](auto zero) {
+    using T = decltype(zero);
+    fill_kernel<T><<<blocks_for(count), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
+        static_cast<T*>(dst), count, p, rank, first);
+  });
+}
+
+void device_count_wrong(DType dtype, const void* buf, std::size_t count, const PatternParams& p,
+                        int source, std::uint64_t first, unsigned long long* wrong, void* stream) {
+  with_type(dtype, [&](auto zero) {
+    using T = decltype(zero);
+    count_kernel<T><<<blocks_for(count), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
+        static_cast<const T*>(buf), count, p, source, first, wrong);
+  });
+}
+
+}  // namespace colltune

@@ -1,0 +1,36 @@
+#pragma once
+// The NCCL backend, one GPU per MPI rank: device buffers, CUDA events for timing, optional CUDA
+// graphs, validation kernels on the device, and a watchdog-friendly synchronize that aborts the
+// communicator instead of hanging.
+
+#include <memory>
+
+#include "comm/communicator.hpp"
+#include "comm/mpi_world.hpp"
+
+namespace colltune {
+
+class NcclCommunicator : public Communicator {
+ public:
+  // Collective over `world`: picks a GPU, shares the ncclUniqueId over MPI, creates the
+  // communicator. Throws ConfigError on every rank alike when a rank sees no GPU.
+  NcclCommunicator(MpiWorld& world, const BackendOptions& options);
+  ~NcclCommunicator() override;
+
+  std::string backend() const override { return "nccl"; }
+  std::map<std::string, std::string> library_versions() const override;
+  std::optional<std::string> unsupported(const Collective& c) const override;
+  std::unique_ptr<Buffers> allocate(const Collective& c, std::size_t sets) override;
+  void launch(const Collective& c, Buffers& buffers, int n) override;
+  void synchronize(std::chrono::milliseconds timeout) override;
+  std::unique_ptr<Timer> timer() override;
+  void fill(const Collective& c, Buffers& buffers, const Pattern& p) override;
+  std::uint64_t check(const Collective& c, Buffers& buffers, const Pattern& p,
+                      bool corrupt_one) override;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace colltune

@@ -1,0 +1,43 @@
+#include "backends/nccl/nccl_types.hpp"
+
+namespace colltune {
+
+std::optional<ncclDataType_t> nccl_type(DType dtype) {
+  switch (dtype) {
+    case DType::kInt8:
+      return ncclInt8;
+    case DType::kUint8:
+      return ncclUint8;
+    case DType::kInt32:
+      return ncclInt32;
+    case DType::kUint32:
+      return ncclUint32;
+    case DType::kInt64:
+      return ncclInt64;
+    case DType::kUint64:
+      return ncclUint64;
+    case DType::kFloat:
+      return ncclFloat32;
+    case DType::kDouble:
+      return ncclFloat64;
+  }
+  return std::nullopt;
+}
+
+std::optional<ncclRedOp_t> nccl_op(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::kSum:
+      return ncclSum;
+    case ReduceOp::kProd:
+      return ncclProd;
+    case ReduceOp::kMax:
+      return ncclMax;
+    case ReduceOp::kMin:
+      return ncclMin;
+    case ReduceOp::kNone:
+      break;
+  }
+  return std::nullopt;
+}
+
+}  // namespace colltune

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <sched.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -13,7 +14,6 @@
 #include "core/environment.hpp"
 #include "core/placement_check.hpp"
 #include "core/timestamp.hpp"
-#include "store/record.hpp"
 #include "topo/infiniband.hpp"
 #include "topo/topology.hpp"
 
@@ -33,8 +33,9 @@ std::vector<int> my_cpus() {
   return cpus;
 }
 
-// This rank's site, as one line every rank can gather: cpus|cores|numa|host_pus|nic_numa|ib.
-std::string my_site() {
+// This rank's site, as one line every rank can gather:
+// cpus|cores|numa|host_pus|nic_numa|ib|gpu bus id|gpu numa.
+std::string my_site(const std::string& gpu_bus_id) {
   const std::vector<int> cpus = my_cpus();
   const Topology topo;
   std::vector<int> nic_numa;
@@ -46,9 +47,17 @@ std::string my_site() {
     ib += fmt::format("{}:{} {} {};", port.device, port.port, port.active() ? "active" : port.state,
                       port.rate);
   }
-  return fmt::format("{}|{}|{}|{}|{}|{}", format_cpulist(cpus), format_cpulist(topo.cores_of(cpus)),
-                     format_cpulist(topo.numa_of(cpus)), topo.pu_count(), format_cpulist(nic_numa),
-                     ib);
+  std::string gpu_numa;
+  for (const auto& gpu : topo.summary().gpus) {
+    // CUDA spells bus ids in upper case, hwloc in lower case.
+    if (!gpu_bus_id.empty() && strcasecmp(gpu.busid.c_str(), gpu_bus_id.c_str()) == 0 &&
+        gpu.numa >= 0) {
+      gpu_numa = std::to_string(gpu.numa);
+    }
+  }
+  return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}", format_cpulist(cpus),
+                     format_cpulist(topo.cores_of(cpus)), format_cpulist(topo.numa_of(cpus)),
+                     topo.pu_count(), format_cpulist(nic_numa), ib, gpu_bus_id, gpu_numa);
 }
 
 std::vector<std::string> split_fields(const std::string& text, char sep) {
@@ -107,7 +116,6 @@ std::string launcher_rank_text() {
 RunContext gather_context(const MpiWorld& world, const Communicator& comm,
                           const RunOptions& options, const std::vector<std::string>& argv) {
   RunContext c;
-  c.schema_version = kSchemaVersion;
   c.colltune_version = COLLTUNE_VERSION;
   c.git_revision = COLLTUNE_GIT_REVISION;
   c.backend = comm.backend();
@@ -115,13 +123,13 @@ RunContext gather_context(const MpiWorld& world, const Communicator& comm,
   c.command_line = argv;
   c.nranks = world.size();
   const auto hosts = world.all_gather(world.host());
-  const auto sites = world.all_gather(my_site());
+  const auto sites = world.all_gather(my_site(comm.device_bus_id()));
   std::map<std::string, std::string> ib_by_host;
   for (int r = 0; r < world.size(); ++r) {
     const auto& host = hosts[static_cast<std::size_t>(r)];
     if (c.ranks_per_host[host]++ == 0) c.hosts.push_back(host);
     const auto f = split_fields(sites[static_cast<std::size_t>(r)], '|');
-    c.placement.push_back({r, host, f[0], f[1], f[2], std::atoi(f[3].c_str()), f[4]});
+    c.placement.push_back({r, host, f[0], f[1], f[2], std::atoi(f[3].c_str()), f[4], f[6], f[7]});
     ib_by_host[host] = f[5];
   }
   c.library_versions = comm.library_versions();

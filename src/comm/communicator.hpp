@@ -46,6 +46,8 @@ class Communicator {
   virtual std::string backend() const = 0;
   // Library name -> version text, for the run context. Called on every rank.
   virtual std::map<std::string, std::string> library_versions() const = 0;
+  // The PCI bus id of the GPU this rank drives ("0000:3b:00.0"), "" for host-only backends.
+  virtual std::string device_bus_id() const { return ""; }
   // Why `c` cannot run here (a skip, not an error), or nullopt.
   virtual std::optional<std::string> unsupported(const Collective& c) const = 0;
   // `sets` buffer sets, rotated through by launch() so a set is cold when used again.

@@ -42,10 +42,11 @@ struct RankPlacement {
   std::string numa;      // NUMA nodes (OS indexes) those CPUs belong to
   int host_pus = 0;      // PUs on the rank's host, to tell "bound" from "anywhere"
   std::string nic_numa;  // NUMA nodes of the host's InfiniBand NICs; "" when it has none
+  std::string gpu;       // PCI bus id of the rank's GPU; "" for host-only backends
+  std::string gpu_numa;  // NUMA node of that GPU; "" when unknown
 };
 
 struct RunContext {
-  int schema_version = 1;
   std::string colltune_version;
   std::string git_revision;
   std::string backend;

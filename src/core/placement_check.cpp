@@ -53,6 +53,11 @@ std::vector<std::string> placement_warnings(const std::vector<RankPlacement>& ra
         }
       }
     }
+    const auto gpu_numa = parse_cpulist(r.gpu_numa);
+    if (!gpu_numa.empty() && !numa.empty() && !intersect(numa, gpu_numa)) {
+      out.push_back(fmt::format("rank {} on {} runs on NUMA {} but its GPU {} is on NUMA {}",
+                                r.rank, r.host, r.numa, r.gpu, r.gpu_numa));
+    }
     const auto nic_numa = parse_cpulist(r.nic_numa);
     if (!nic_numa.empty() && !numa.empty() && !intersect(numa, nic_numa)) {
       out.push_back(

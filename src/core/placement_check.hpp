@@ -14,7 +14,8 @@ struct PlacementRequest {
 };
 
 // One line per problem: two bound ranks sharing a core, a binding other than the one asked
-// for, unbalanced ranks per host, a rank on a NUMA node without the host's InfiniBand NIC.
+// for, unbalanced ranks per host, a rank on a NUMA node without its GPU or without the host's
+// InfiniBand NIC.
 std::vector<std::string> placement_warnings(const std::vector<RankPlacement>& ranks,
                                             const PlacementRequest& request);
 

@@ -13,7 +13,9 @@ nlohmann::json to_json(const RunContext& c) {
                          {"cores", p.cores},
                          {"numa", p.numa},
                          {"host_pus", p.host_pus},
-                         {"nic_numa", p.nic_numa}});
+                         {"nic_numa", p.nic_numa},
+                         {"gpu", p.gpu},
+                         {"gpu_numa", p.gpu_numa}});
   }
   return {
       {"colltune_version", c.colltune_version},
@@ -42,7 +44,7 @@ std::vector<RankPlacement> placement_from_json(const nlohmann::json& placement) 
   for (const auto& p : placement) {
     out.push_back({p.value("rank", 0), p.value("host", ""), p.value("cpus", ""),
                    p.value("cores", ""), p.value("numa", ""), p.value("host_pus", 0),
-                   p.value("nic_numa", "")});
+                   p.value("nic_numa", ""), p.value("gpu", ""), p.value("gpu_numa", "")});
   }
   return out;
 }

@@ -10,6 +10,7 @@
 #include "core/environment.hpp"
 #include "core/errors.hpp"
 #include "store/manifest.hpp"
+#include "store/record.hpp"
 
 namespace colltune {
 namespace {
@@ -32,9 +33,9 @@ Record record_from_json(const nlohmann::json& j, const std::string& where) {
   Record r;
   try {
     const int version = j.at("schema_version").get<int>();
-    if (version != 1) {
-      throw ConfigError(
-          fmt::format("{}: schema_version: {} is not readable; allowed: 1", where, version));
+    if (version != kSchemaVersion) {
+      throw ConfigError(fmt::format("{}: schema_version: {} is not readable; allowed: {}", where,
+                                    version, kSchemaVersion));
     }
     r.collective = j.at("collective").get<std::string>();
     r.dtype = j.at("dtype").get<std::string>();

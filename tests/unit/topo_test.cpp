@@ -76,7 +76,7 @@ TEST(CpuList, ParseRoundTrips) {
 RankPlacement site(int rank, const std::string& host, const std::string& cpus,
                    const std::string& cores, const std::string& numa = "0", int host_pus = 8,
                    const std::string& nic_numa = "") {
-  return {rank, host, cpus, cores, numa, host_pus, nic_numa};
+  return {rank, host, cpus, cores, numa, host_pus, nic_numa, "", ""};
 }
 
 TEST(PlacementCheck, CleanPlacementHasNoWarnings) {
@@ -106,6 +106,12 @@ TEST(PlacementCheck, SharedCoreWrongBindingUnbalancedAndFarFromNic) {
   EXPECT_EQ(placement_warnings({site(0, "a", "0", "0", "0", 8, "1")}, {"", 0}),
             std::vector<std::string>{
                 "rank 0 on a runs on NUMA 0 but the host's InfiniBand NICs are on NUMA 1"});
+  RankPlacement far_from_gpu = site(0, "a", "0", "0", "0");
+  far_from_gpu.gpu = "0000:3c:00.0";
+  far_from_gpu.gpu_numa = "1";
+  EXPECT_EQ(
+      placement_warnings({far_from_gpu}, {"", 0}),
+      std::vector<std::string>{"rank 0 on a runs on NUMA 0 but its GPU 0000:3c:00.0 is on NUMA 1"});
   // Oversubscription the user allowed is not a surprise.
   EXPECT_TRUE(placement_warnings({site(0, "a", "0", "0"), site(1, "a", "0", "0")},
                                  {"core:overload-allowed", 0})

@@ -176,6 +176,12 @@ std::map<std::string, std::string> NcclCommunicator::library_versions() const {
           {"mpi", MpiWorld::library_version()}};
 }
 
+std::string NcclCommunicator::device_bus_id() const {
+  char bus[32] = "";
+  cudaDeviceGetPCIBusId(bus, sizeof(bus), impl_->device);
+  return bus;
+}
+
 std::optional<std::string> NcclCommunicator::unsupported(const Collective& c) const {
   const int n = impl_->world->size();
   if (!nccl_type(c.dtype)) return "this dtype has no NCCL type";

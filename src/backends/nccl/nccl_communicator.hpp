@@ -19,6 +19,7 @@ class NcclCommunicator : public Communicator {
 
   std::string backend() const override { return "nccl"; }
   std::map<std::string, std::string> library_versions() const override;
+  std::string device_bus_id() const override;
   std::optional<std::string> unsupported(const Collective& c) const override;
   std::unique_ptr<Buffers> allocate(const Collective& c, std::size_t sets) override;
   void launch(const Collective& c, Buffers& buffers, int n) override;

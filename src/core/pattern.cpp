@@ -4,6 +4,8 @@
 #include <cstring>
 #include <limits>
 
+#include "core/dtype_dispatch.hpp"
+
 namespace colltune {
 namespace {
 
@@ -42,29 +44,6 @@ std::uint64_t count_wrong_typed(const void* buf, std::size_t count, ValueFn valu
   return wrong;
 }
 
-template <typename Fn>
-decltype(auto) with_type(DType dtype, Fn&& fn) {
-  switch (dtype) {
-    case DType::kInt8:
-      return fn(std::int8_t{});
-    case DType::kUint8:
-      return fn(std::uint8_t{});
-    case DType::kInt32:
-      return fn(std::int32_t{});
-    case DType::kUint32:
-      return fn(std::uint32_t{});
-    case DType::kInt64:
-      return fn(std::int64_t{});
-    case DType::kUint64:
-      return fn(std::uint64_t{});
-    case DType::kFloat:
-      return fn(float{});
-    case DType::kDouble:
-      return fn(double{});
-  }
-  return fn(std::uint8_t{});
-}
-
 }  // namespace
 
 static_assert(static_cast<int>(ReduceOp::kSum) == kPatternOpSum &&
@@ -93,7 +72,7 @@ Pattern::Pattern(std::uint64_t seed, DType dtype, ReduceOp op, int nranks)
 
 void fill_inputs(const Pattern& p, int rank, std::uint64_t first_index, void* dst,
                  std::size_t count) {
-  with_type(p.dtype(), [&](auto zero) {
+  with_dtype(p.dtype(), [&](auto zero) {
     using T = decltype(zero);
     auto* data = static_cast<T*>(dst);
     for (std::size_t i = 0; i < count; ++i) data[i] = to_element<T>(p.input(rank, first_index + i));
@@ -102,7 +81,7 @@ void fill_inputs(const Pattern& p, int rank, std::uint64_t first_index, void* ds
 
 std::uint64_t count_wrong_inputs(const Pattern& p, int src_rank, std::uint64_t first_index,
                                  const void* buf, std::size_t count) {
-  return with_type(p.dtype(), [&](auto zero) {
+  return with_dtype(p.dtype(), [&](auto zero) {
     return count_wrong_typed<decltype(zero)>(
         buf, count, [&](std::size_t i) { return p.input(src_rank, first_index + i); });
   });
@@ -110,7 +89,7 @@ std::uint64_t count_wrong_inputs(const Pattern& p, int src_rank, std::uint64_t f
 
 std::uint64_t count_wrong_reduced(const Pattern& p, std::uint64_t first_index, const void* buf,
                                   std::size_t count) {
-  return with_type(p.dtype(), [&](auto zero) {
+  return with_dtype(p.dtype(), [&](auto zero) {
     return count_wrong_typed<decltype(zero)>(
         buf, count, [&](std::size_t i) { return p.reduced(first_index + i); });
   });

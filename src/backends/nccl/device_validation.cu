@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "backends/nccl/device_validation.hpp"
+#include "core/dtype_dispatch.hpp"
 #include "core/validation.hpp"
 
 namespace colltune {
@@ -49,33 +50,11 @@ __global__ void count_kernel(const T* buf, std::size_t count, PatternParams p, i
   if (local != 0) atomicAdd(wrong, local);
 }
 
-template <typename Fn>
-void with_type(DType dtype, Fn&& fn) {
-  switch (dtype) {
-    case DType::kInt8:
-      return fn(std::int8_t{});
-    case DType::kUint8:
-      return fn(std::uint8_t{});
-    case DType::kInt32:
-      return fn(std::int32_t{});
-    case DType::kUint32:
-      return fn(std::uint32_t{});
-    case DType::kInt64:
-      return fn(static_cast<long long>(0));
-    case DType::kUint64:
-      return fn(static_cast<unsigned long long>(0));
-    case DType::kFloat:
-      return fn(float{});
-    case DType::kDouble:
-      return fn(double{});
-  }
-}
-
 }  // namespace
 
 void device_fill(DType dtype, void* dst, std::size_t count, const PatternParams& p, int rank,
                  std::uint64_t first, void* stream) {
-  with_type(dtype, [&](auto zero) {
+  with_dtype(dtype, [&](auto zero) {
     using T = decltype(zero);
     fill_kernel<T><<<blocks_for(count), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
         static_cast<T*>(dst), count, p, rank, first);
@@ -84,7 +63,7 @@ void device_fill(DType dtype, void* dst, std::size_t count, const PatternParams&
 
 void device_count_wrong(DType dtype, const void* buf, std::size_t count, const PatternParams& p,
                         int source, std::uint64_t first, unsigned long long* wrong, void* stream) {
-  with_type(dtype, [&](auto zero) {
+  with_dtype(dtype, [&](auto zero) {
     using T = decltype(zero);
     count_kernel<T><<<blocks_for(count), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
         static_cast<const T*>(buf), count, p, source, first, wrong);

@@ -44,13 +44,9 @@ int main(int argc, char** argv) {
                   backends.c_str());
       return 0;
     }
-    if (args[0] == "run") {
-      return run_command(&argc, &argv, std::vector<std::string>(args.begin() + 1, args.end()));
-    }
-    if (args[0] == "sweep") {
-      return sweep_command(std::vector<std::string>(args.begin() + 1, args.end()));
-    }
     const std::vector<std::string> rest(args.begin() + 1, args.end());
+    if (args[0] == "run") return run_command(&argc, &argv, rest);
+    if (args[0] == "sweep") return sweep_command(rest);
     if (args[0] == "report") return report_command(rest);
     if (args[0] == "compare") return compare_command(rest);
     if (args[0] == "tune") return tune_command(rest);

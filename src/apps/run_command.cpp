@@ -46,7 +46,9 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
                                   options.backend, fmt::join(backends, " ")));
   }
 
-  MpiWorld world(argc, argv);
+  // The MPI backend needs MPI even alone (a singleton); a GPU backend started without a launcher
+  // runs as one process without MPI, for GPU hosts that have none.
+  MpiWorld world(argc, argv, options.backend == "mpi" || under_launcher());
   check_against_world(options, world.size());
   const auto plan = plan_run(options, world.size());
 

@@ -100,6 +100,13 @@ std::vector<std::string> health_warnings(const std::vector<std::string>& version
 
 }  // namespace
 
+bool under_launcher() {
+  for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"}) {
+    if (std::getenv(var) != nullptr) return true;
+  }
+  return false;
+}
+
 int launcher_rank() {
   for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"}) {
     if (const char* value = std::getenv(var)) return std::atoi(value);

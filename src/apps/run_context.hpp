@@ -19,5 +19,7 @@ RunContext gather_context(const MpiWorld& world, const Communicator& comm,
 std::string launcher_rank_text();
 // The rank the launcher gave this process (Open MPI, PMI, PMIx, Slurm), 0 when unknown.
 int launcher_rank();
+// True when mpirun, srun or another PMI launcher started this process.
+bool under_launcher();
 
 }  // namespace colltune

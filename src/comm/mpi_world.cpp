@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <mpi.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <exception>
@@ -21,7 +22,13 @@ void check_mpi(int rc, const char* call) {
 
 }  // namespace
 
-MpiWorld::MpiWorld(int* argc, char*** argv) {
+MpiWorld::MpiWorld(int* argc, char*** argv, bool use_mpi) : solo_(!use_mpi) {
+  if (solo_) {
+    char name[256] = "unknown";
+    gethostname(name, sizeof(name) - 1);
+    host_ = name;
+    return;
+  }
   int provided = 0;
   // FUNNELED: only the main thread calls MPI; the watchdog thread only ever calls MPI_Abort.
   check_mpi(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
@@ -40,7 +47,7 @@ MpiWorld::MpiWorld(int* argc, char*** argv) {
 }
 
 MpiWorld::~MpiWorld() {
-  if (std::uncaught_exceptions() == 0) MPI_Finalize();
+  if (!solo_ && std::uncaught_exceptions() == 0) MPI_Finalize();
 }
 
 void MpiWorld::finalize() { MPI_Finalize(); }
@@ -53,9 +60,12 @@ bool MpiWorld::active() {
   return initialized != 0 && finalized == 0;
 }
 
-void MpiWorld::barrier() const { check_mpi(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier"); }
+void MpiWorld::barrier() const {
+  if (!solo_) check_mpi(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+}
 
 std::vector<std::string> MpiWorld::all_gather(const std::string& mine) const {
+  if (solo_) return {mine};
   const int my_length = static_cast<int>(mine.size());
   std::vector<int> lengths(static_cast<std::size_t>(size_));
   check_mpi(MPI_Allgather(&my_length, 1, MPI_INT, lengths.data(), 1, MPI_INT, MPI_COMM_WORLD),
@@ -79,10 +89,12 @@ std::vector<std::string> MpiWorld::all_gather(const std::string& mine) const {
 }
 
 void MpiWorld::broadcast_bytes(void* data, std::size_t bytes) const {
+  if (solo_) return;
   check_mpi(MPI_Bcast(data, static_cast<int>(bytes), MPI_BYTE, 0, MPI_COMM_WORLD), "MPI_Bcast");
 }
 
 std::uint64_t MpiWorld::sum_over_ranks(std::uint64_t mine) const {
+  if (solo_) return mine;
   std::uint64_t total = 0;
   check_mpi(MPI_Allreduce(&mine, &total, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD),
             "MPI_Allreduce");
@@ -90,6 +102,7 @@ std::uint64_t MpiWorld::sum_over_ranks(std::uint64_t mine) const {
 }
 
 void MpiWorld::max_over_ranks(std::vector<double>& values) const {
+  if (solo_) return;
   check_mpi(MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE,
                           MPI_MAX, MPI_COMM_WORLD),
             "MPI_Allreduce");
@@ -108,6 +121,7 @@ std::string MpiWorld::library_version() {
 }
 
 void MpiWorld::abort(int code) {
+  if (!active()) std::_Exit(code);
   MPI_Abort(MPI_COMM_WORLD, code);
   std::_Exit(code);  // MPI_Abort does not return; this keeps the promise if it ever did
 }

@@ -12,7 +12,9 @@ class MpiWorld {
   // Calls MPI_Init_thread; the one MpiWorld of a process lives for the whole run. The destructor
   // finalizes only on a normal exit: while an exception unwinds, peers may sit in a collective,
   // so the catch site aborts the job instead.
-  MpiWorld(int* argc, char*** argv);
+  // With use_mpi false (a GPU backend started without mpirun or srun) the world is this one
+  // process and MPI is never initialised, so a GPU host without an MPI launcher still works.
+  MpiWorld(int* argc, char*** argv, bool use_mpi = true);
   ~MpiWorld();
   MpiWorld(const MpiWorld&) = delete;
   MpiWorld& operator=(const MpiWorld&) = delete;
@@ -45,6 +47,7 @@ class MpiWorld {
   int size_ = 1;
   int local_rank_ = 0;
   std::string host_;
+  bool solo_ = false;
 };
 
 }  // namespace colltune

@@ -45,6 +45,12 @@ if " nccl" in version:
     check(len(lines) == 1 and "--backend nccl: no CUDA device" in lines[0] and
           "cudaGetDeviceCount" in lines[0], f"--backend nccl without a GPU: {lines}")
     check(not os.path.exists(out) and not os.path.exists(out + ".partial"), "nccl: a file was written")
+    # Without a launcher a GPU backend runs as one process and never initialises MPI.
+    proc = subprocess.run([args.colltune, "run", "--backend", "nccl"], env=env, capture_output=True,
+                          text=True, timeout=30)
+    lines = proc.stderr.strip().splitlines()
+    check(proc.returncode == 2 and len(lines) == 1 and "no CUDA device" in lines[0],
+          f"--backend nccl without mpirun: exit {proc.returncode}, {lines}")
 else:
     print("bad_args: this build has no NCCL backend; its no-GPU check is not run")
 harness.finish("bad_args")

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# One short command for a GPU host with CUDA and NCCL but perhaps no MPI: validates the NCCL
+# backend on one GPU (every collective x dtype x op, with and without -G, and a corrupted
+# element caught), then prints allreduce, alltoall and sendrecv at 8 B, 1 MiB and 1 GiB, with
+# and without -G, next to the device copy bandwidth as the ceiling. Runs colltune from build/
+# or from gpu-bundle/ (scripts/gpu-bundle.sh); finds NCCL in the CUDA prefix or the Python
+# nvidia-nccl wheel.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+if [ -x gpu-bundle/colltune ]; then
+  bin=gpu-bundle/colltune
+  export LD_LIBRARY_PATH="$PWD/gpu-bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+else
+  bin=build/src/colltune
+fi
+for dir in /usr/local/cuda/lib64 /usr/local/cuda/lib \
+           "$(python3 -c 'import nvidia.nccl, os; print(os.path.dirname(nvidia.nccl.__file__) + "/lib")' 2>/dev/null)" \
+           "$(python3 -c 'import nvidia.cuda_runtime, os; print(os.path.dirname(nvidia.cuda_runtime.__file__) + "/lib")' 2>/dev/null)"; do
+  [ -n "$dir" ] && [ -d "$dir" ] && export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$dir"
+done
+fail=0
+run() { "$bin" run --backend nccl "$@"; }
+
+echo "== topology and ceilings"
+"$bin" topo --ceilings | grep -E "GPU|ceiling|NUMA" || fail=1
+if ! probe=$(run -b 8 -e 8 -n 1 -w 0 --repetitions 1 -c 0 2>&1); then
+  echo "$probe" | grep -E "^colltune" || echo "$probe" | tail -3
+  exit 2
+fi
+echo "== validation (every collective x dtype x op), plain and -G"
+for graph in "" "-G"; do
+  run --coll all -d all -o all -b 8 -e 1M -f 64 -n 2 --repetitions 2 $graph > /tmp/gpu-check.log 2>&1
+  rc=$?
+  grep -E "Out of bounds" /tmp/gpu-check.log
+  [ $rc -eq 0 ] || { echo "validation ${graph:-without -G} failed (exit $rc):"; tail -5 /tmp/gpu-check.log; fail=1; }
+done
+run --coll allreduce -b 1K -e 1K --test-corrupt > /tmp/gpu-check.log 2>&1
+[ $? -eq 7 ] && echo "corrupted element caught (exit 7)" || { echo "corruption NOT caught"; fail=1; }
+echo "== single GPU: time (us) and busbw (GB/s), median of 20 samples"
+printf '%-10s %6s %4s %12s %10s\n' collective size -G time_us busbw_gbps
+for coll in allreduce alltoall sendrecv; do
+  for size in 8 1M 1G; do
+    for graph in "" "-G"; do
+      out=$(mktemp)
+      if run --coll "$coll" -b "$size" -e "$size" -n 20 --repetitions 20 --in-place never -c 0 \
+           --json "$out" $graph > /dev/null 2>&1; then
+        python3 - "$out" "$coll" "$size" "${graph:--}" <<'PY'
+import json, sys
+r = json.loads(open(sys.argv[1]).readline())
+print(f"{sys.argv[2]:<10} {sys.argv[3]:>6} {sys.argv[4]:>4} {r['stats_seconds']['median'] * 1e6:>12.2f} {r['busbw_gbps']:>10.2f}")
+PY
+      else
+        echo "$coll $size ${graph:--}: failed"; fail=1
+      fi
+      rm -f "$out"
+    done
+  done
+done
+exit $fail

@@ -19,22 +19,27 @@ constexpr std::array<std::pair<CollKind, std::string_view>, 10> kCollNames{{
     {CollKind::kBiBw, "bibw"},
 }};
 
-constexpr std::array<std::pair<DType, std::string_view>, 8> kDTypeNames{{
+constexpr std::array<std::pair<DType, std::string_view>, 12> kDTypeNames{{
     {DType::kInt8, "int8"},
     {DType::kUint8, "uint8"},
     {DType::kInt32, "int32"},
     {DType::kUint32, "uint32"},
     {DType::kInt64, "int64"},
     {DType::kUint64, "uint64"},
+    {DType::kHalf, "half"},
     {DType::kFloat, "float"},
     {DType::kDouble, "double"},
+    {DType::kBFloat16, "bfloat16"},
+    {DType::kFp8E4M3, "f8e4m3"},
+    {DType::kFp8E5M2, "f8e5m2"},
 }};
 
-constexpr std::array<std::pair<ReduceOp, std::string_view>, 5> kOpNames{{
+constexpr std::array<std::pair<ReduceOp, std::string_view>, 6> kOpNames{{
     {ReduceOp::kSum, "sum"},
     {ReduceOp::kProd, "prod"},
     {ReduceOp::kMax, "max"},
     {ReduceOp::kMin, "min"},
+    {ReduceOp::kAvg, "avg"},
     {ReduceOp::kNone, "none"},
 }};
 
@@ -77,7 +82,7 @@ const std::vector<DType>& all_dtypes() {
 
 const std::vector<ReduceOp>& all_reduce_ops() {
   static const std::vector<ReduceOp> ops{ReduceOp::kSum, ReduceOp::kProd, ReduceOp::kMax,
-                                         ReduceOp::kMin};
+                                         ReduceOp::kMin, ReduceOp::kAvg};
   return ops;
 }
 
@@ -99,7 +104,12 @@ std::size_t element_bytes(DType dtype) {
   switch (dtype) {
     case DType::kInt8:
     case DType::kUint8:
+    case DType::kFp8E4M3:
+    case DType::kFp8E5M2:
       return 1;
+    case DType::kHalf:
+    case DType::kBFloat16:
+      return 2;
     case DType::kInt32:
     case DType::kUint32:
     case DType::kFloat:
@@ -117,7 +127,26 @@ bool is_signed(DType dtype) {
          is_floating(dtype);
 }
 
-bool is_floating(DType dtype) { return dtype == DType::kFloat || dtype == DType::kDouble; }
+bool is_floating(DType dtype) { return mantissa_bits(dtype) > 0; }
+
+int mantissa_bits(DType dtype) {
+  switch (dtype) {
+    case DType::kHalf:
+      return 10;
+    case DType::kFloat:
+      return 23;
+    case DType::kDouble:
+      return 52;
+    case DType::kBFloat16:
+      return 7;
+    case DType::kFp8E4M3:
+      return 3;
+    case DType::kFp8E5M2:
+      return 2;
+    default:
+      return 0;
+  }
+}
 
 bool is_reduction(CollKind kind) {
   return kind == CollKind::kAllreduce || kind == CollKind::kReduceScatter ||

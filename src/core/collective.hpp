@@ -23,9 +23,23 @@ enum class CollKind {
   kBiBw,      // windows both ways at once (OSU bibw)
 };
 
-enum class DType { kInt8, kUint8, kInt32, kUint32, kInt64, kUint64, kFloat, kDouble };
+// In nccl-tests' order. Half, bfloat16 and the fp8 formats exist on the NCCL backend only.
+enum class DType {
+  kInt8,
+  kUint8,
+  kInt32,
+  kUint32,
+  kInt64,
+  kUint64,
+  kHalf,
+  kFloat,
+  kDouble,
+  kBFloat16,
+  kFp8E4M3,
+  kFp8E5M2,
+};
 
-enum class ReduceOp { kSum, kProd, kMax, kMin, kNone };
+enum class ReduceOp { kSum, kProd, kMax, kMin, kAvg, kNone };  // avg: NCCL only
 
 // One operation to measure. `count` is the element count in nccl-tests' sense: the whole buffer
 // for allreduce/broadcast/reduce/sendrecv and point-to-point, per peer for allgather,
@@ -54,6 +68,7 @@ std::optional<ReduceOp> parse_reduce_op(std::string_view text);
 std::size_t element_bytes(DType dtype);
 bool is_signed(DType dtype);
 bool is_floating(DType dtype);
+int mantissa_bits(DType dtype);         // stored fraction bits of a floating type; 0 for integers
 bool is_reduction(CollKind kind);       // takes a ReduceOp
 bool is_point_to_point(CollKind kind);  // between rank pairs, needs an even rank count
 bool has_root(CollKind kind);

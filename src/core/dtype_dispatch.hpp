@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "core/collective.hpp"
+#include "core/pattern_math.hpp"
 
 namespace colltune {
 
@@ -22,10 +23,18 @@ decltype(auto) with_dtype(DType dtype, Fn&& fn) {
       return fn(std::int64_t{});
     case DType::kUint64:
       return fn(std::uint64_t{});
+    case DType::kHalf:
+      return fn(Half{});
     case DType::kFloat:
       return fn(float{});
     case DType::kDouble:
       return fn(double{});
+    case DType::kBFloat16:
+      return fn(BFloat16{});
+    case DType::kFp8E4M3:
+      return fn(Fp8E4M3{});
+    case DType::kFp8E5M2:
+      return fn(Fp8E5M2{});
   }
   return fn(std::uint8_t{});
 }

@@ -32,7 +32,7 @@ struct Block {
   std::uint64_t first_index = 0;
   bool in_recv = false;  // inputs only: the block lives in the recv buffer (in place)
 };
-inline constexpr int kReduced = -1;
+inline constexpr int kReduced = kPatternReduced;
 
 // What `rank` writes before the op (its own inputs).
 std::vector<Block> input_blocks(const Collective& c, int nranks, int rank);

@@ -197,8 +197,10 @@ usage: mpirun -np N colltune run [options]
   -n, --iters N           ops per sample (default 20)
   -w, --warmup_iters N    untimed ops before the first sample (default 5)
   -c, --check [N]         validation rounds after timing, 0 = off (default 1)
-  -d, --datatype LIST     int8 uint8 int32 uint32 int64 uint64 float double, or all (default float)
-  -o, --op LIST           sum prod max min, or all (default sum)
+  -d, --datatype LIST     int8 uint8 int32 uint32 int64 uint64 half float double bfloat16
+                          f8e4m3 f8e5m2, or all (default float); MPI cannot reduce the 16- and
+                          8-bit floats (it moves them), fp8 needs NCCL >= 2.24 on a GPU >= sm_90
+  -o, --op LIST           sum prod max min avg, or all (default sum); avg is NCCL's only
   -r, --root N            root of broadcast and reduce (default 0)
   --timing MODE           batch: -n ops back to back per sample (nccl-tests, default);
                           per-op: a barrier before every op (OSU)

@@ -26,7 +26,7 @@ TEST(Plan, OpsOnlyForReductionsAndTooSmallSizesDropped) {
       EXPECT_EQ(c.op, ReduceOp::kNone);
     }
   }
-  EXPECT_EQ(allreduce, 4u * 3 * 2);  // 4 ops x 3 sizes x 2 placements
+  EXPECT_EQ(allreduce, 5u * 3 * 2);  // 5 ops x 3 sizes x 2 placements
   EXPECT_EQ(alltoall, 2u);           // only 16 B holds one float per rank on 4 ranks
 }
 

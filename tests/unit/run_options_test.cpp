@@ -41,8 +41,8 @@ TEST(RunOptions, TheIssueExample) {
 TEST(RunOptions, AllExpands) {
   const RunOptions o = parse_run_options({"--coll", "all", "-d", "all", "-o", "all"});
   EXPECT_EQ(o.colls.size(), all_coll_kinds().size());
-  EXPECT_EQ(o.dtypes.size(), 8u);
-  EXPECT_EQ(o.ops.size(), 4u);
+  EXPECT_EQ(o.dtypes.size(), 12u);
+  EXPECT_EQ(o.ops.size(), 5u);
 }
 
 TEST(RunOptions, CheckTakesAnOptionalCount) {
@@ -62,9 +62,9 @@ TEST(RunOptions, TimingCacheAndTimeout) {
 TEST(RunOptions, ErrorsNameFlagValueAndWhatIsAllowed) {
   EXPECT_EQ(error_of({"-d", "int16"}),
             "-d/--datatype: 'int16' is not a datatype; allowed: int8 uint8 int32 uint32 int64 "
-            "uint64 float double all");
-  EXPECT_EQ(error_of({"-o", "avg"}),
-            "-o/--op: 'avg' is not a reduction op; allowed: sum prod max min all");
+            "uint64 half float double bfloat16 f8e4m3 f8e5m2 all");
+  EXPECT_EQ(error_of({"-o", "mean"}),
+            "-o/--op: 'mean' is not a reduction op; allowed: sum prod max min avg all");
   EXPECT_EQ(error_of({"--coll", "allreduce,gather"}),
             "--coll: 'gather' is not a collective; allowed: allreduce alltoall allgather "
             "reduce_scatter broadcast reduce sendrecv pingpong bw bibw all");

@@ -51,8 +51,19 @@ MPI_Datatype mpi_type(DType dtype) {
       return MPI_FLOAT;
     case DType::kDouble:
       return MPI_DOUBLE;
+    // MPI has no half, bfloat16 or fp8: they move as same-width integers and cannot be reduced.
+    case DType::kHalf:
+    case DType::kBFloat16:
+      return MPI_UINT16_T;
+    case DType::kFp8E4M3:
+    case DType::kFp8E5M2:
+      return MPI_UINT8_T;
   }
   return MPI_BYTE;
+}
+
+bool mpi_can_reduce(DType dtype) {
+  return !is_floating(dtype) || dtype == DType::kFloat || dtype == DType::kDouble;
 }
 
 MPI_Op mpi_op(ReduceOp op) {
@@ -65,6 +76,7 @@ MPI_Op mpi_op(ReduceOp op) {
       return MPI_MAX;
     case ReduceOp::kMin:
       return MPI_MIN;
+    case ReduceOp::kAvg:  // no MPI_Op; unsupported() says so
     case ReduceOp::kNone:
       break;
   }
@@ -118,6 +130,11 @@ std::map<std::string, std::string> MpiCommunicator::library_versions() const {
 }
 
 std::optional<std::string> MpiCommunicator::unsupported(const Collective& c) const {
+  if (is_reduction(c.kind)) {
+    if (c.op == ReduceOp::kAvg) return "MPI has no avg reduction (NCCL has)";
+    if (!mpi_can_reduce(c.dtype))
+      return fmt::format("MPI cannot reduce {} (NCCL can)", name(c.dtype));
+  }
   if (is_point_to_point(c.kind)) {
     if (size_ % 2 != 0) return "point-to-point needs an even number of ranks (pairs r, r+n/2)";
     if (c.in_place) return "point-to-point has no in-place form";

@@ -1,7 +1,5 @@
 #include <cuda_runtime.h>
 
-#include <cstring>
-
 #include "backends/nccl/device_validation.hpp"
 #include "core/dtype_dispatch.hpp"
 #include "core/validation.hpp"
@@ -22,19 +20,8 @@ __global__ void fill_kernel(T* dst, std::size_t count, PatternParams p, int rank
                             std::uint64_t first) {
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    dst[i] = static_cast<T>(pattern_input(p, rank, first + i));
+    dst[i] = element_from_integer<T>(pattern_input(p, rank, first + i));
   }
-}
-
-template <typename T>
-__device__ bool same_bits(T a, T b) {
-  unsigned char x[sizeof(T)], y[sizeof(T)];
-  memcpy(x, &a, sizeof(T));
-  memcpy(y, &b, sizeof(T));
-  for (unsigned k = 0; k < sizeof(T); ++k) {
-    if (x[k] != y[k]) return false;
-  }
-  return true;
 }
 
 template <typename T>
@@ -43,9 +30,7 @@ __global__ void count_kernel(const T* buf, std::size_t count, PatternParams p, i
   unsigned long long local = 0;
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    const std::int64_t v =
-        source == kReduced ? pattern_reduced(p, first + i) : pattern_input(p, source, first + i);
-    if (!same_bits(static_cast<T>(v), buf[i])) ++local;
+    if (!element_matches(p, source, first + i, buf[i])) ++local;
   }
   if (local != 0) atomicAdd(wrong, local);
 }

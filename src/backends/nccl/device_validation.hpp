@@ -15,8 +15,8 @@ namespace colltune {
 void device_fill(DType dtype, void* dst, std::size_t count, const PatternParams& p, int rank,
                  std::uint64_t first, void* stream);
 
-// Adds to the device counter `wrong` the elements of `buf` that differ bitwise from
-// input(source, first + i), or reduced(first + i) when source is kReduced.
+// Adds to the device counter `wrong` the elements of `buf` that are not input(source, first + i),
+// or reduced(first + i) when source is kReduced (element_matches: bitwise but for float avg).
 void device_count_wrong(DType dtype, const void* buf, std::size_t count, const PatternParams& p,
                         int source, std::uint64_t first, unsigned long long* wrong, void* stream);
 

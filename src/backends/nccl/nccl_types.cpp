@@ -16,10 +16,24 @@ std::optional<ncclDataType_t> nccl_type(DType dtype) {
       return ncclInt64;
     case DType::kUint64:
       return ncclUint64;
+    case DType::kHalf:
+      return ncclFloat16;
     case DType::kFloat:
       return ncclFloat32;
     case DType::kDouble:
       return ncclFloat64;
+    case DType::kBFloat16:
+      return ncclBfloat16;
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 24, 0)
+    case DType::kFp8E4M3:
+      return ncclFloat8e4m3;
+    case DType::kFp8E5M2:
+      return ncclFloat8e5m2;
+#else
+    case DType::kFp8E4M3:
+    case DType::kFp8E5M2:
+      break;  // fp8 arrived in NCCL 2.24
+#endif
   }
   return std::nullopt;
 }
@@ -34,6 +48,8 @@ std::optional<ncclRedOp_t> nccl_op(ReduceOp op) {
       return ncclMax;
     case ReduceOp::kMin:
       return ncclMin;
+    case ReduceOp::kAvg:
+      return ncclAvg;
     case ReduceOp::kNone:
       break;
   }

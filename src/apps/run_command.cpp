@@ -49,8 +49,10 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
   // The MPI backend needs MPI even alone (a singleton); a GPU backend started without a launcher
   // runs as one process without MPI, for GPU hosts that have none.
   MpiWorld world(argc, argv, options.backend == "mpi" || under_launcher());
-  check_against_world(options, world.size());
-  const auto plan = plan_run(options, world.size());
+  // Ranks of the measured communicator: -g GPUs per process on a GPU backend.
+  const int nranks = world.size() * options.backend_options.gpus;
+  check_against_world(options, nranks);
+  const auto plan = plan_run(options, nranks);
 
   std::vector<std::unique_ptr<Reporter>> reporters;
   std::string json_error;
@@ -85,7 +87,7 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
     const Collective& c = plan[i];
     // The test-only hang hits the last op, so tests can see that finished records survive.
     policy.hang_rank = i + 1 == plan.size() ? options.policy.hang_rank : -1;
-    g_current_step = describe(c, world.size());
+    g_current_step = describe(c, nranks);
     watchdog.arm(options.policy.sync_timeout, g_current_step);
     const Measurement m = measure(*comm, world, c, policy);
     watchdog.disarm();

@@ -33,11 +33,10 @@ std::vector<int> my_cpus() {
   return cpus;
 }
 
-// This rank's site, as one line every rank can gather:
+// This process's site for one of its communicator ranks, as one line every process can gather:
 // cpus|cores|numa|host_pus|nic_numa|ib|gpu bus id|gpu numa.
-std::string my_site(const std::string& gpu_bus_id) {
+std::string my_site(const Topology& topo, const std::string& gpu_bus_id) {
   const std::vector<int> cpus = my_cpus();
-  const Topology topo;
   std::vector<int> nic_numa;
   for (const auto& nic : topo.summary().nics) {
     if (nic.kind == "infiniband" && nic.numa >= 0) nic_numa.push_back(nic.numa);
@@ -128,16 +127,27 @@ RunContext gather_context(const MpiWorld& world, const Communicator& comm,
   c.backend = comm.backend();
   c.start_time_utc = utc_timestamp();
   c.command_line = argv;
-  c.nranks = world.size();
+  c.nranks = comm.nranks();
+  c.gpus_per_process = options.backend_options.gpus;
+  // One site per communicator rank: a process driving -g GPUs holds that many ranks.
+  const Topology topo;
+  std::vector<std::string> bus_ids = comm.device_bus_ids();
+  if (bus_ids.empty()) bus_ids.emplace_back();
+  std::string mine;
+  for (const auto& bus_id : bus_ids) mine += (mine.empty() ? "" : "\n") + my_site(topo, bus_id);
   const auto hosts = world.all_gather(world.host());
-  const auto sites = world.all_gather(my_site(comm.device_bus_id()));
+  const auto sites = world.all_gather(mine);
   std::map<std::string, std::string> ib_by_host;
-  for (int r = 0; r < world.size(); ++r) {
-    const auto& host = hosts[static_cast<std::size_t>(r)];
-    if (c.ranks_per_host[host]++ == 0) c.hosts.push_back(host);
-    const auto f = split_fields(sites[static_cast<std::size_t>(r)], '|');
-    c.placement.push_back({r, host, f[0], f[1], f[2], std::atoi(f[3].c_str()), f[4], f[6], f[7]});
-    ib_by_host[host] = f[5];
+  for (int p = 0; p < world.size(); ++p) {
+    const auto& host = hosts[static_cast<std::size_t>(p)];
+    for (const auto& site : split_fields(sites[static_cast<std::size_t>(p)], '\n')) {
+      if (c.ranks_per_host[host]++ == 0) c.hosts.push_back(host);
+      const auto f = split_fields(site, '|');
+      const int rank = static_cast<int>(c.placement.size());
+      c.placement.push_back(
+          {rank, host, f[0], f[1], f[2], std::atoi(f[3].c_str()), f[4], f[6], f[7]});
+      ib_by_host[host] = f[5];
+    }
   }
   c.library_versions = comm.library_versions();
   std::vector<std::string> versions;

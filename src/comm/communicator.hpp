@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/collective.hpp"
 #include "core/pattern.hpp"
@@ -30,7 +31,8 @@ class Timer {
 
 // Backend settings from the command line; each backend reads what concerns it.
 struct BackendOptions {
-  int device = -1;        // GPU to use; -1: the local rank modulo the visible GPUs
+  int gpus = 1;           // -g: GPUs this process drives, one communicator rank each
+  int device = -1;        // first GPU to use; -1: local rank x gpus, modulo the visible GPUs
   bool graph = false;     // -G: capture each batch in a CUDA graph and replay it
   int nccl_blocking = 1;  // ncclConfig_t fields; -1 leaves NCCL's default
   int cga_cluster_size = -1;
@@ -46,8 +48,11 @@ class Communicator {
   virtual std::string backend() const = 0;
   // Library name -> version text, for the run context. Called on every rank.
   virtual std::map<std::string, std::string> library_versions() const = 0;
-  // The PCI bus id of the GPU this rank drives ("0000:3b:00.0"), "" for host-only backends.
-  virtual std::string device_bus_id() const { return ""; }
+  // Ranks of the measured communicator: the processes times the GPUs each drives (-g).
+  virtual int nranks() const = 0;
+  // PCI bus ids ("0000:3b:00.0") of the GPUs this process drives, in communicator-rank order;
+  // empty for host-only backends.
+  virtual std::vector<std::string> device_bus_ids() const { return {}; }
   // Why `c` cannot run here (a skip, not an error), or nullopt.
   virtual std::optional<std::string> unsupported(const Collective& c) const = 0;
   // `sets` buffer sets, rotated through by launch() so a set is cold when used again.

@@ -25,4 +25,17 @@ class MpiError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A CUDA runtime call failed; the message holds the call and CUDA's own text.
+class CudaError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// An NCCL call failed or NCCL reported an asynchronous error; the message holds the call (or
+// the GPU), NCCL's error string and its last-error text.
+class NcclError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 }  // namespace colltune

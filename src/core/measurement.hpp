@@ -52,10 +52,11 @@ struct RunContext {
   std::string backend;
   std::string start_time_utc;  // ISO 8601
   std::vector<std::string> command_line;
-  int nranks = 0;
+  int nranks = 0;                  // communicator ranks: processes x gpus_per_process
+  int gpus_per_process = 1;        // -g; 1 for host-only backends
   std::vector<std::string> hosts;  // distinct, in rank order of first appearance
   std::map<std::string, int> ranks_per_host;
-  std::vector<RankPlacement> placement;                 // one per rank
+  std::vector<RankPlacement> placement;                 // one per communicator rank
   std::map<std::string, std::string> library_versions;  // "mpi" -> MPI_Get_library_version ...
   TimingMode timing = TimingMode::kBatch;
   CacheMode cache = CacheMode::kWarm;

@@ -45,16 +45,17 @@ std::size_t rotation_sets(std::uint64_t set_bytes, const RunPolicy& policy) {
 
 Measurement measure(Communicator& comm, const MpiWorld& world, const Collective& c,
                     const RunPolicy& policy) {
+  const int nranks = comm.nranks();
   Measurement m;
   m.coll = c;
-  m.nranks = world.size();
-  m.bytes = op_bytes(c, world.size());
+  m.nranks = nranks;
+  m.bytes = op_bytes(c, nranks);
   m.ops_per_sample = policy.iters;
   if (auto reason = comm.unsupported(c)) {
     m.skipped = std::move(reason);
     return m;
   }
-  const BufferCounts counts = buffer_counts(c, world.size());
+  const BufferCounts counts = buffer_counts(c, nranks);
   const std::uint64_t set_bytes = (counts.send + counts.recv) * element_bytes(c.dtype);
   m.buffer_sets = rotation_sets(set_bytes, policy);
   auto buffers = comm.allocate(c, m.buffer_sets);
@@ -72,11 +73,11 @@ Measurement measure(Communicator& comm, const MpiWorld& world, const Collective&
   // One reduction after timing, so no sample waits on another's bookkeeping.
   world.max_over_ranks(m.samples_seconds);
   m.summary = summarize(m.samples_seconds);
-  m.at_median = bandwidth(c, world.size(), m.summary.median);
+  m.at_median = bandwidth(c, nranks, m.summary.median);
 
   if (policy.check_rounds > 0) {
     const Pattern pattern(policy.seed, c.dtype, is_reduction(c.kind) ? c.op : ReduceOp::kNone,
-                          world.size());
+                          nranks);
     std::uint64_t wrong = 0;
     for (int round = 0; round < policy.check_rounds; ++round) {
       comm.fill(c, *buffers, pattern);

@@ -28,7 +28,8 @@ struct RunPolicy {
 // Buffer sets to rotate so that `footprint_bytes` of distinct memory is touched per cycle.
 std::size_t rotation_sets(std::uint64_t set_bytes, const RunPolicy& policy);
 
-// Every rank calls it with the same arguments; returns the same Measurement on every rank.
+// Every process calls it with the same arguments; returns the same Measurement on every one.
+// Sizes and formulas use comm.nranks() (processes x GPUs each), barriers and maxima `world`.
 Measurement measure(Communicator& comm, const MpiWorld& world, const Collective& c,
                     const RunPolicy& policy);
 

@@ -89,6 +89,7 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   app.add_option("--in-place", in_place);
   auto& bo = o.backend_options;
   app.add_flag("-G,--graph", bo.graph);
+  app.add_option("-g,--gpus", bo.gpus)->check(CLI::Range(1, 1024));
   app.add_option("--device", bo.device)->check(CLI::Range(0, 1023));
   app.add_option("--nccl-blocking", bo.nccl_blocking)->check(CLI::Range(0, 1));
   app.add_option("--cga-cluster-size", bo.cga_cluster_size)->check(CLI::Range(0, 8));
@@ -171,6 +172,11 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
     o.timeout_seconds = seconds;
   }
   policy.sync_timeout = std::chrono::milliseconds(static_cast<long long>(o.timeout_seconds * 1000));
+  if (o.backend == "mpi" && bo.gpus != 1) {
+    throw ConfigError(fmt::format(
+        "-g/--gpus: {} needs a GPU backend; allowed: 1 with --backend mpi, or --backend nccl",
+        bo.gpus));
+  }
   return o;
 }
 
@@ -186,8 +192,9 @@ std::string run_help() {
   return R"(colltune run: measure collectives on the ranks mpirun or srun launched
 
 usage: mpirun -np N colltune run [options]
+       colltune run --backend nccl -g N [options]   one process, N local GPUs, no launcher
 
-  --backend NAME          mpi (default)
+  --backend NAME          mpi (default) or nccl, where built (colltune --version lists them)
   --coll LIST             allreduce alltoall allgather reduce_scatter broadcast reduce sendrecv
                           pingpong bw bibw, comma separated, or all (default allreduce)
   -b, --minbytes SIZE     smallest message, with K/M/G suffixes (default 32M)
@@ -209,8 +216,10 @@ usage: mpirun -np N colltune run [options]
   --window N              messages in flight per bw/bibw op (default 64, as OSU)
   --in-place MODE         both (default), only, never: which buffer placements to measure
 
-NCCL backend (one GPU per rank):
-  --device N              GPU to use (default: local rank modulo visible GPUs)
+NCCL backend (one communicator rank per GPU):
+  -g, --gpus N            GPUs each process drives with group calls (default 1); the job has
+                          processes x N ranks
+  --device N              first GPU to use (default: local rank x N, modulo visible GPUs)
   -G, --graph             capture each batch in a CUDA graph and replay it
   --nccl-blocking 0|1     ncclConfig_t.blocking (default 1)
   --cga-cluster-size N, --min-ctas N, --max-ctas N, --net-name NAME

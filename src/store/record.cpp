@@ -24,6 +24,7 @@ nlohmann::json to_json(const RunContext& c) {
       {"start_time_utc", c.start_time_utc},
       {"command_line", c.command_line},
       {"nranks", c.nranks},
+      {"gpus_per_process", c.gpus_per_process},
       {"hosts", c.hosts},
       {"ranks_per_host", c.ranks_per_host},
       {"placement", placement},

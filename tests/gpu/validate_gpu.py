@@ -1,30 +1,81 @@
-"""On a GPU (label gpu): every collective x dtype x op validates with #wrong 0 through NCCL,
-with and without -G; a corrupted element is caught. Skipped (77) where no GPU is visible."""
+"""On a GPU (label gpu): every collective x dtype x op (avg, half, bfloat16 and fp8 included)
+validates with #wrong 0 through NCCL, with and without -G; a corrupted element is caught; with
+two or more GPUs, -g 2 drives them from one process and validates alike. Runs colltune without a
+launcher (single-process mode), so it needs no MPI. Skipped (77) where no GPU is visible."""
+import argparse
 import json
 import os
 import subprocess
 import sys
+import tempfile
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "mpi"))
-import harness  # noqa: E402
-from harness import check  # noqa: E402
+failures = []
 
-args = harness.parse_args()
-probe = subprocess.run(harness.mpirun_argv(args, ["--backend", "nccl", "-b", "8", "-e", "8"]),
-                       env=harness.mpi_env(), capture_output=True, text=True, timeout=120)
-if "no CUDA device" in probe.stderr or "not built into this colltune" in probe.stderr:
+
+def check(condition, message):
+    if not condition:
+        failures.append(message)
+        print("FAIL:", message, file=sys.stderr)
+
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--colltune", required=True)
+args = parser.parse_args()
+env = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_", "PMI_", "SLURM_"))}
+workdir = tempfile.mkdtemp(prefix="colltune-gpu-")
+
+
+def run(run_args, limit_seconds=300):
+    proc = subprocess.run([args.colltune, "run", "--backend", "nccl"] + run_args, env=env,
+                          capture_output=True, text=True, timeout=limit_seconds)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+code, _, stderr = run(["-b", "8", "-e", "8", "-n", "1", "-w", "0", "--repetitions", "1"], 120)
+if "no CUDA device" in stderr or "not built into this colltune" in stderr:
     print("validate_gpu: skipped, no GPU (or no NCCL backend) here")
     sys.exit(77)
-for extra in ([], ["-G"]):
-    out = os.path.join(harness.workdir(), "gpu.jsonl")
-    code, stdout, stderr, _ = harness.run(args, ["--backend", "nccl", "--coll", "all", "-d", "all",
-                                                 "-o", "all", "-b", "8", "-e", "1M", "-f", "64",
-                                                 "-n", "2", "--repetitions", "2", "--json", out] + extra)
-    check(code == 0, f"{extra}: exit {code}: {stderr[-1500:]}")
-    for r in map(json.loads, open(out)):
+check(code == 0, f"probe: exit {code}: {stderr[-800:]}")
+
+
+def validate(label, extra):
+    out = os.path.join(workdir, "gpu.jsonl")
+    code, stdout, stderr = run(["--coll", "all", "-d", "all", "-o", "all", "-b", "8", "-e", "1M",
+                                "-f", "64", "-n", "2", "--repetitions", "2", "--json", out] + extra)
+    check(code == 0, f"{label}: exit {code}: {stderr[-1500:]}")
+    if not os.path.exists(out):
+        return []
+    records = [json.loads(line) for line in open(out)]
+    for r in records:
         if r["skipped"] is None:
-            check(r["wrong"] == 0, f"{extra}: {r['collective']} {r['dtype']} {r['op']} {r['bytes']}: #wrong {r['wrong']}")
-code, stdout, stderr, _ = harness.run(args, ["--backend", "nccl", "--coll", "allreduce", "-b", "1K", "-e", "1K",
-                                             "--test-corrupt"])
+            check(r["wrong"] == 0, f"{label}: {r['collective']} {r['dtype']} {r['op']} "
+                                   f"{r['bytes']} B in_place={r['in_place']}: #wrong {r['wrong']}")
+    measured = {(r["collective"], r["dtype"], r["op"]) for r in records if r["skipped"] is None}
+    for need in [("allreduce", "half", "avg"), ("allreduce", "bfloat16", "sum"),
+                 ("reduce_scatter", "float", "avg"), ("alltoall", "bfloat16", "none")]:
+        check(need in measured, f"{label}: {need} was not measured")
+    skips = sorted({r["skipped"] for r in records if r["skipped"] is not None})
+    print(f"{label}: {len(records)} records, skips: {skips}")
+    return records
+
+
+plain = validate("one GPU", [])
+graph = validate("one GPU, -G", ["-G"])
+check(len(plain) == len(graph), "-G and plain runs measured different sets")
+check(all(a["wrong"] == b["wrong"] for a, b in zip(plain, graph)), "-G validated differently")
+
+code, stdout, _ = run(["--coll", "allreduce", "-b", "1K", "-e", "1K", "--test-corrupt"])
 check(code == 7 and "FAILED" in stdout, f"corrupted result: exit {code}")
-harness.finish("validate_gpu")
+
+visible = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True).stdout.count("GPU ")
+if visible >= 2:
+    records = validate("-g 2", ["-g", "2"])
+    check(all(r["nranks"] == 2 for r in records), "-g 2: records do not say 2 ranks")
+    check(len({p["gpu"] for p in records[0]["context"]["placement"]}) == 2 if records else False,
+          "-g 2: placement does not name two GPUs")
+else:
+    print(f"validate_gpu: {visible} GPU visible; -g 2 not exercised")
+if failures:
+    print(f"validate_gpu: {len(failures)} failure(s)", file=sys.stderr)
+    sys.exit(1)
+print("validate_gpu: ok")

@@ -51,6 +51,13 @@ if " nccl" in version:
     lines = proc.stderr.strip().splitlines()
     check(proc.returncode == 2 and len(lines) == 1 and "no CUDA device" in lines[0],
           f"--backend nccl without mpirun: exit {proc.returncode}, {lines}")
+    # Single-process mode (-g N, no launcher) says the same, at once.
+    proc = subprocess.run([args.colltune, "run", "--backend", "nccl", "-g", "4", "--json", out],
+                          env=env, capture_output=True, text=True, timeout=30)
+    lines = proc.stderr.strip().splitlines()
+    check(proc.returncode == 2 and len(lines) == 1 and "no CUDA device" in lines[0] and
+          "CUDA_VISIBLE_DEVICES=" in lines[0], f"-g 4 without a GPU: exit {proc.returncode}, {lines}")
+    check(not os.path.exists(out) and not os.path.exists(out + ".partial"), "-g 4: a file was written")
 else:
     print("bad_args: this build has no NCCL backend; its no-GPU check is not run")
 harness.finish("bad_args")

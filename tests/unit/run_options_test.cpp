@@ -59,12 +59,24 @@ TEST(RunOptions, TimingCacheAndTimeout) {
   EXPECT_EQ(o.policy.sync_timeout.count(), 2500);
 }
 
+TEST(RunOptions, GpusPerProcessForGpuBackends) {
+  const RunOptions o = parse_run_options({"--backend", "nccl", "-g", "8", "-G", "--device", "2"});
+  EXPECT_EQ(o.backend_options.gpus, 8);
+  EXPECT_TRUE(o.backend_options.graph);
+  EXPECT_EQ(o.backend_options.device, 2);
+  EXPECT_EQ(parse_run_options({}).backend_options.gpus, 1);
+}
+
 TEST(RunOptions, ErrorsNameFlagValueAndWhatIsAllowed) {
   EXPECT_EQ(error_of({"-d", "int16"}),
             "-d/--datatype: 'int16' is not a datatype; allowed: int8 uint8 int32 uint32 int64 "
             "uint64 half float double bfloat16 f8e4m3 f8e5m2 all");
   EXPECT_EQ(error_of({"-o", "mean"}),
             "-o/--op: 'mean' is not a reduction op; allowed: sum prod max min avg all");
+  EXPECT_EQ(error_of({"-g", "2"}),
+            "-g/--gpus: 2 needs a GPU backend; allowed: 1 with --backend mpi, or --backend nccl");
+  EXPECT_EQ(error_of({"--backend", "nccl", "-g", "0"}),
+            "--gpus: Value 0 not in range 1 to 1024; see colltune run --help");
   EXPECT_EQ(error_of({"--coll", "allreduce,gather"}),
             "--coll: 'gather' is not a collective; allowed: allreduce alltoall allgather "
             "reduce_scatter broadcast reduce sendrecv pingpong bw bibw all");

@@ -13,6 +13,7 @@ class MpiCommunicator : public Communicator {
   ~MpiCommunicator() override;
 
   std::string backend() const override { return "mpi"; }
+  int nranks() const override { return size_; }
   std::map<std::string, std::string> library_versions() const override;
   std::optional<std::string> unsupported(const Collective& c) const override;
   std::unique_ptr<Buffers> allocate(const Collective& c, std::size_t sets) override;

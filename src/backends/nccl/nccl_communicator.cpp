@@ -1,141 +1,138 @@
 #include "backends/nccl/nccl_communicator.hpp"
 
-#include <cuda_runtime.h>
-#include <fmt/format.h>
-#include <nccl.h>
-
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <exception>
-#include <map>
 #include <thread>
-#include <tuple>
-#include <vector>
 
-#include "backends/nccl/device_validation.hpp"
+#include "backends/nccl/nccl_state.hpp"
 #include "backends/nccl/nccl_types.hpp"
-#include "core/errors.hpp"
 #include "core/validation.hpp"
-
-#define COLLTUNE_CUDA_CHECK(call)                                                 \
-  do {                                                                            \
-    const cudaError_t colltune_err = (call);                                      \
-    if (colltune_err != cudaSuccess) {                                            \
-      throw std::runtime_error(                                                   \
-          fmt::format("{} failed: {}", #call, cudaGetErrorString(colltune_err))); \
-    }                                                                             \
-  } while (0)
-
-#define COLLTUNE_NCCL_CHECK(call)                                            \
-  do {                                                                       \
-    const ncclResult_t colltune_res = (call);                                \
-    if (colltune_res != ncclSuccess && colltune_res != ncclInProgress) {     \
-      throw std::runtime_error(fmt::format("{} failed: {} ({})", #call,      \
-                                           ncclGetErrorString(colltune_res), \
-                                           ncclGetLastError(nullptr)));      \
-    }                                                                        \
-  } while (0)
 
 namespace colltune {
 namespace {
 
-class DeviceBuffers : public Buffers {
- public:
-  struct Set {
-    void* send = nullptr;
-    void* recv = nullptr;
-  };
-  std::vector<Set> sets;
-  std::size_t next = 0;
-  // Captured graphs by (ops, first set): replayed instead of re-issuing the calls (-G).
-  std::map<std::pair<int, std::size_t>, cudaGraphExec_t> graphs;
-
-  ~DeviceBuffers() override {
-    for (auto& [key, exec] : graphs) cudaGraphExecDestroy(exec);
-    for (auto& s : sets) {
-      cudaFree(s.send);
-      cudaFree(s.recv);
-    }
-  }
-};
-
+// Events on every GPU's stream; a sample is the slowest GPU's time, as across ranks.
 class EventTimer : public Timer {
  public:
-  explicit EventTimer(cudaStream_t stream) : stream_(stream) {
-    cudaEventCreate(&start_);
-    cudaEventCreate(&stop_);
+  explicit EventTimer(const std::vector<Gpu>& gpus) : gpus_(gpus) {
+    for (const Gpu& gpu : gpus_) {
+      cudaSetDevice(gpu.ordinal);
+      cudaEvent_t start = nullptr, stop = nullptr;
+      COLLTUNE_CUDA_CHECK(cudaEventCreate(&start));
+      COLLTUNE_CUDA_CHECK(cudaEventCreate(&stop));
+      events_.emplace_back(start, stop);
+    }
   }
   ~EventTimer() override {
-    cudaEventDestroy(start_);
-    cudaEventDestroy(stop_);
+    for (auto& [start, stop] : events_) {
+      cudaEventDestroy(start);
+      cudaEventDestroy(stop);
+    }
   }
-  void start() override { cudaEventRecord(start_, stream_); }
+  void start() override {
+    for (std::size_t i = 0; i < gpus_.size(); ++i) {
+      COLLTUNE_CUDA_CHECK(cudaEventRecord(events_[i].first, gpus_[i].stream));
+    }
+  }
   double stop_seconds() override {
-    cudaEventRecord(stop_, stream_);
-    cudaEventSynchronize(stop_);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, start_, stop_);
-    return ms / 1e3;
+    for (std::size_t i = 0; i < gpus_.size(); ++i) {
+      COLLTUNE_CUDA_CHECK(cudaEventRecord(events_[i].second, gpus_[i].stream));
+    }
+    float slowest_ms = 0;
+    for (auto& [start, stop] : events_) {
+      COLLTUNE_CUDA_CHECK(cudaEventSynchronize(stop));
+      float ms = 0;
+      COLLTUNE_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+      slowest_ms = std::max(slowest_ms, ms);
+    }
+    return slowest_ms / 1e3;
   }
 
  private:
-  cudaStream_t stream_;
-  cudaEvent_t start_{}, stop_{};
+  const std::vector<Gpu>& gpus_;
+  std::vector<std::pair<cudaEvent_t, cudaEvent_t>> events_;
 };
 
-char* at(void* base, std::size_t elements, DType dtype) {
-  return static_cast<char*>(base) + elements * element_bytes(dtype);
+std::string visible_devices_text() {
+  const char* mask = std::getenv("CUDA_VISIBLE_DEVICES");
+  return mask ? mask : "unset";
 }
 
-}  // namespace
-
-struct NcclCommunicator::Impl {
-  MpiWorld* world = nullptr;
-  BackendOptions options;
-  int device = 0;
-  ncclComm_t comm = nullptr;
-  cudaStream_t stream = nullptr;
-  unsigned long long* wrong = nullptr;  // device counter for the check kernels
-  std::string gpu_description;
-
-  // With blocking = 0, NCCL calls return ncclInProgress until the communicator is ready.
-  void wait_ready() const {
-    ncclResult_t state = ncclInProgress;
-    while (state == ncclInProgress) COLLTUNE_NCCL_CHECK(ncclCommGetAsyncError(comm, &state));
-  }
-
-  void enqueue(const Collective& c, void* send, void* recv);
-  void enqueue_p2p(const Collective& c, void* send, void* recv);
-};
-
-NcclCommunicator::NcclCommunicator(MpiWorld& world, const BackendOptions& options)
-    : impl_(std::make_unique<Impl>()) {
-  impl_->world = &world;
-  impl_->options = options;
+// The GPUs this process drives: -g of them from --device, or from local rank x -g. Throws
+// ConfigError on every rank alike when any rank lacks them, before anyone waits on NCCL.
+std::vector<int> choose_devices(const MpiWorld& world, const BackendOptions& options) {
   int visible = 0;
   const cudaError_t err = cudaGetDeviceCount(&visible);
-  // Every rank must hear about a rank without a GPU before anyone waits on NCCL.
   const bool usable = err == cudaSuccess && visible > 0;
   if (world.sum_over_ranks(usable ? 0 : 1) > 0) {
-    const char* mask = std::getenv("CUDA_VISIBLE_DEVICES");
     throw ConfigError(fmt::format(
         "--backend nccl: no CUDA device on {} (looked with cudaGetDeviceCount: {}; "
         "CUDA_VISIBLE_DEVICES={}); allowed: a host with a GPU, or --backend mpi",
         usable ? "another rank's host" : world.host(),
         err == cudaSuccess ? fmt::format("{} devices", visible) : cudaGetErrorString(err),
-        mask ? mask : "unset"));
+        visible_devices_text()));
   }
-  impl_->device = options.device >= 0 ? options.device : world.local_rank() % visible;
-  COLLTUNE_CUDA_CHECK(cudaSetDevice(impl_->device));
-  COLLTUNE_CUDA_CHECK(cudaStreamCreateWithFlags(&impl_->stream, cudaStreamNonBlocking));
-  COLLTUNE_CUDA_CHECK(
-      cudaMalloc(reinterpret_cast<void**>(&impl_->wrong), sizeof(unsigned long long)));
-  cudaDeviceProp prop{};
-  COLLTUNE_CUDA_CHECK(cudaGetDeviceProperties(&prop, impl_->device));
-  char bus[32] = "";
-  cudaDeviceGetPCIBusId(bus, sizeof(bus), impl_->device);
-  impl_->gpu_description =
-      fmt::format("{} (bus {}, {} MiB)", prop.name, bus, prop.totalGlobalMem >> 20);
+  const int gpus = std::max(options.gpus, 1);
+  std::string problem;
+  if (gpus > visible) {
+    problem = fmt::format(
+        "-g/--gpus: {} is more GPUs than {} shows ({}, CUDA_VISIBLE_DEVICES={}); "
+        "allowed: 1 to {}",
+        gpus, world.host(), visible, visible_devices_text(), visible);
+  } else if (options.device >= 0 && options.device + gpus > visible) {
+    problem =
+        fmt::format("--device: {} with -g {} runs past the {} GPUs {} shows; allowed: 0 to {}",
+                    options.device, gpus, visible, world.host(), visible - gpus);
+  }
+  if (world.sum_over_ranks(problem.empty() ? 0 : 1) > 0) {
+    throw ConfigError(problem.empty() ? "--device/-g: another rank has too few GPUs for them"
+                                      : problem);
+  }
+  const int first = options.device >= 0 ? options.device : world.local_rank() * gpus;
+  std::vector<int> ordinals;
+  for (int i = 0; i < gpus; ++i) ordinals.push_back((first + i) % visible);
+  return ordinals;
+}
+
+}  // namespace
+
+DeviceBuffers::~DeviceBuffers() {
+  for (auto& gpu : gpus) {
+    for (auto& [key, exec] : gpu.graphs) cudaGraphExecDestroy(exec);
+    for (auto& s : gpu.sets) {
+      cudaFree(s.send);
+      cudaFree(s.recv);
+    }
+  }
+}
+
+NcclCommunicator::NcclCommunicator(MpiWorld& world, const BackendOptions& options)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->world = &world;
+  impl_->options = options;
+  const std::vector<int> ordinals = choose_devices(world, options);
+  const int per_process = static_cast<int>(ordinals.size());
+  impl_->nranks = world.size() * per_process;
+  for (int i = 0; i < per_process; ++i) {
+    Gpu gpu;
+    gpu.ordinal = ordinals[static_cast<std::size_t>(i)];
+    gpu.rank = world.rank() * per_process + i;
+    COLLTUNE_CUDA_CHECK(cudaSetDevice(gpu.ordinal));
+    COLLTUNE_CUDA_CHECK(cudaStreamCreateWithFlags(&gpu.stream, cudaStreamNonBlocking));
+    COLLTUNE_CUDA_CHECK(
+        cudaMalloc(reinterpret_cast<void**>(&gpu.wrong), sizeof(unsigned long long)));
+    cudaDeviceProp prop{};
+    COLLTUNE_CUDA_CHECK(cudaGetDeviceProperties(&prop, gpu.ordinal));
+    char bus[32] = "";
+    cudaDeviceGetPCIBusId(bus, sizeof(bus), gpu.ordinal);
+    gpu.bus_id = bus;
+    gpu.compute_major = prop.major;
+    gpu.description = fmt::format("{} (bus {}, {} MiB, sm_{}{})", prop.name, bus,
+                                  prop.totalGlobalMem >> 20, prop.major, prop.minor);
+    impl_->gpus.push_back(std::move(gpu));
+  }
 
   ncclUniqueId id{};
   if (world.rank() == 0) COLLTUNE_NCCL_CHECK(ncclGetUniqueId(&id));
@@ -146,45 +143,73 @@ NcclCommunicator::NcclCommunicator(MpiWorld& world, const BackendOptions& option
   if (options.min_ctas >= 0) config.minCTAs = options.min_ctas;
   if (options.max_ctas >= 0) config.maxCTAs = options.max_ctas;
   if (!options.net_name.empty()) config.netName = impl_->options.net_name.c_str();
-  COLLTUNE_NCCL_CHECK(
-      ncclCommInitRankConfig(&impl_->comm, world.size(), id, world.rank(), &config));
-  impl_->wait_ready();
+  // One thread initialising several ranks must group the calls, or the first waits forever.
+  COLLTUNE_NCCL_CHECK(ncclGroupStart());
+  for (Gpu& gpu : impl_->gpus) {
+    COLLTUNE_CUDA_CHECK(cudaSetDevice(gpu.ordinal));
+    COLLTUNE_NCCL_CHECK(ncclCommInitRankConfig(&gpu.comm, impl_->nranks, id, gpu.rank, &config));
+  }
+  COLLTUNE_NCCL_CHECK(ncclGroupEnd());
+  // With blocking = 0, NCCL calls return ncclInProgress until the communicator is ready.
+  for (const Gpu& gpu : impl_->gpus) {
+    ncclResult_t state = ncclInProgress;
+    while (state == ncclInProgress) COLLTUNE_NCCL_CHECK(ncclCommGetAsyncError(gpu.comm, &state));
+  }
 }
 
 NcclCommunicator::~NcclCommunicator() {
-  if (impl_->comm != nullptr) {
-    // While an exception unwinds, peers may be inside a collective: abort, never wait.
-    if (std::uncaught_exceptions() > 0) {
-      ncclCommAbort(impl_->comm);
-    } else {
-      ncclCommDestroy(impl_->comm);
-    }
+  // While an exception unwinds, peers may be inside a collective: abort, never wait.
+  const bool unwinding = std::uncaught_exceptions() > 0;
+  for (Gpu& gpu : impl_->gpus) {
+    cudaSetDevice(gpu.ordinal);
+    if (gpu.comm != nullptr) unwinding ? ncclCommAbort(gpu.comm) : ncclCommDestroy(gpu.comm);
+    if (gpu.wrong != nullptr) cudaFree(gpu.wrong);
+    if (gpu.stream != nullptr) cudaStreamDestroy(gpu.stream);
   }
-  if (impl_->wrong != nullptr) cudaFree(impl_->wrong);
-  if (impl_->stream != nullptr) cudaStreamDestroy(impl_->stream);
 }
+
+void NcclCommunicator::Impl::abort_all() {
+  for (Gpu& gpu : gpus) {
+    if (gpu.comm != nullptr) ncclCommAbort(gpu.comm);
+    gpu.comm = nullptr;
+  }
+}
+
+int NcclCommunicator::nranks() const { return impl_->nranks; }
 
 std::map<std::string, std::string> NcclCommunicator::library_versions() const {
   int nccl = 0, runtime = 0, driver = 0;
   ncclGetVersion(&nccl);
   cudaRuntimeGetVersion(&runtime);
   cudaDriverGetVersion(&driver);
-  return {{"nccl", fmt::format("{}.{}.{}", nccl / 10000, (nccl / 100) % 100, nccl % 100)},
-          {"cuda_runtime", fmt::format("{}.{}", runtime / 1000, (runtime % 1000) / 10)},
-          {"cuda_driver", fmt::format("{}.{}", driver / 1000, (driver % 1000) / 10)},
-          {"gpu", impl_->gpu_description},
-          {"mpi", MpiWorld::library_version()}};
+  std::string gpus;
+  for (const Gpu& gpu : impl_->gpus) gpus += (gpus.empty() ? "" : "; ") + gpu.description;
+  std::map<std::string, std::string> versions{
+      {"nccl", fmt::format("{}.{}.{}", nccl / 10000, (nccl / 100) % 100, nccl % 100)},
+      {"cuda_runtime", fmt::format("{}.{}", runtime / 1000, (runtime % 1000) / 10)},
+      {"cuda_driver", fmt::format("{}.{}", driver / 1000, (driver % 1000) / 10)},
+      {"gpu", gpus}};
+  if (MpiWorld::active()) versions["mpi"] = MpiWorld::library_version();
+  return versions;
 }
 
-std::string NcclCommunicator::device_bus_id() const {
-  char bus[32] = "";
-  cudaDeviceGetPCIBusId(bus, sizeof(bus), impl_->device);
-  return bus;
+std::vector<std::string> NcclCommunicator::device_bus_ids() const {
+  std::vector<std::string> ids;
+  for (const Gpu& gpu : impl_->gpus) ids.push_back(gpu.bus_id);
+  return ids;
 }
 
 std::optional<std::string> NcclCommunicator::unsupported(const Collective& c) const {
-  const int n = impl_->world->size();
-  if (!nccl_type(c.dtype)) return "this dtype has no NCCL type";
+  const int n = impl_->nranks;
+  if (!nccl_type(c.dtype)) return fmt::format("this NCCL build has no {} type", name(c.dtype));
+  if (c.dtype == DType::kFp8E4M3 || c.dtype == DType::kFp8E5M2) {
+    int version = 0;
+    ncclGetVersion(&version);
+    if (version < NCCL_VERSION(2, 24, 0)) return "fp8 needs NCCL 2.24 or newer at run time";
+    for (const Gpu& gpu : impl_->gpus) {
+      if (gpu.compute_major < 9) return "fp8 needs a GPU of compute capability 9.0 or newer";
+    }
+  }
   if (is_point_to_point(c.kind)) {
     if (n % 2 != 0) return "point-to-point needs an even number of ranks (pairs r, r+n/2)";
     if (c.in_place) return "point-to-point has no in-place form";
@@ -196,195 +221,97 @@ std::optional<std::string> NcclCommunicator::unsupported(const Collective& c) co
 }
 
 std::unique_ptr<Buffers> NcclCommunicator::allocate(const Collective& c, std::size_t sets) {
-  const BufferCounts counts = buffer_counts(c, impl_->world->size());
+  const BufferCounts counts = buffer_counts(c, impl_->nranks);
   const std::size_t elem = element_bytes(c.dtype);
   auto buffers = std::make_unique<DeviceBuffers>();
-  for (std::size_t i = 0; i < std::max<std::size_t>(sets, 1); ++i) {
-    DeviceBuffers::Set set;
-    if (counts.send > 0) COLLTUNE_CUDA_CHECK(cudaMalloc(&set.send, counts.send * elem));
-    COLLTUNE_CUDA_CHECK(cudaMalloc(&set.recv, std::max<std::size_t>(counts.recv, 1) * elem));
-    buffers->sets.push_back(set);
+  for (const Gpu& gpu : impl_->gpus) {
+    COLLTUNE_CUDA_CHECK(cudaSetDevice(gpu.ordinal));
+    auto& mine = buffers->gpus.emplace_back();
+    for (std::size_t i = 0; i < std::max<std::size_t>(sets, 1); ++i) {
+      auto& set = mine.sets.emplace_back();
+      if (counts.send > 0) COLLTUNE_CUDA_CHECK(cudaMalloc(&set.send, counts.send * elem));
+      COLLTUNE_CUDA_CHECK(cudaMalloc(&set.recv, std::max<std::size_t>(counts.recv, 1) * elem));
+    }
   }
   return buffers;
 }
 
-void NcclCommunicator::Impl::enqueue(const Collective& c, void* send, void* recv) {
-  const ncclDataType_t type = *nccl_type(c.dtype);
-  const int rank = world->rank();
-  const int n = world->size();
-  const std::size_t count = c.count;
-  void* src = c.in_place ? recv : send;
-  switch (c.kind) {
-    case CollKind::kAllreduce:
-      COLLTUNE_NCCL_CHECK(ncclAllReduce(src, recv, count, type, *nccl_op(c.op), comm, stream));
-      return;
-    case CollKind::kReduce:
-      COLLTUNE_NCCL_CHECK(ncclReduce(src, recv, count, type, *nccl_op(c.op), c.root, comm, stream));
-      return;
-    case CollKind::kReduceScatter:
-      // In place, NCCL's result lands at recv + rank * count (check() looks there).
-      COLLTUNE_NCCL_CHECK(ncclReduceScatter(src,
-                                            c.in_place ? at(recv, rank * count, c.dtype) : recv,
-                                            count, type, *nccl_op(c.op), comm, stream));
-      return;
-    case CollKind::kAllgather:
-      COLLTUNE_NCCL_CHECK(ncclAllGather(c.in_place ? at(recv, rank * count, c.dtype) : send, recv,
-                                        count, type, comm, stream));
-      return;
-    case CollKind::kBroadcast:
-      COLLTUNE_NCCL_CHECK(ncclBroadcast(src, recv, count, type, c.root, comm, stream));
-      return;
-    case CollKind::kAlltoall:
-      COLLTUNE_NCCL_CHECK(ncclGroupStart());
-      for (int peer = 0; peer < n; ++peer) {
-        COLLTUNE_NCCL_CHECK(
-            ncclSend(at(send, peer * count, c.dtype), count, type, peer, comm, stream));
-        COLLTUNE_NCCL_CHECK(
-            ncclRecv(at(recv, peer * count, c.dtype), count, type, peer, comm, stream));
-      }
-      COLLTUNE_NCCL_CHECK(ncclGroupEnd());
-      return;
-    case CollKind::kSendrecv:
-      COLLTUNE_NCCL_CHECK(ncclGroupStart());
-      COLLTUNE_NCCL_CHECK(ncclSend(send, count, type, (rank + 1) % n, comm, stream));
-      COLLTUNE_NCCL_CHECK(ncclRecv(recv, count, type, (rank + n - 1) % n, comm, stream));
-      COLLTUNE_NCCL_CHECK(ncclGroupEnd());
-      return;
-    case CollKind::kPingpong:
-    case CollKind::kUniBw:
-    case CollKind::kBiBw:
-      enqueue_p2p(c, send, recv);
-      return;
-  }
-}
-
-void NcclCommunicator::Impl::enqueue_p2p(const Collective& c, void* send, void* recv) {
-  const ncclDataType_t type = *nccl_type(c.dtype);
-  const int rank = world->rank();
-  const int peer = p2p_peer(rank, world->size());
-  const bool initiator = rank < world->size() / 2;
-  if (c.kind == CollKind::kPingpong) {
-    // Not grouped: the reply may only leave once the request has arrived.
-    if (initiator) {
-      COLLTUNE_NCCL_CHECK(ncclSend(send, c.count, type, peer, comm, stream));
-      COLLTUNE_NCCL_CHECK(ncclRecv(recv, c.count, type, peer, comm, stream));
-    } else {
-      COLLTUNE_NCCL_CHECK(ncclRecv(recv, c.count, type, peer, comm, stream));
-      COLLTUNE_NCCL_CHECK(ncclSend(send, c.count, type, peer, comm, stream));
-    }
-    return;
-  }
-  const bool sends = c.kind == CollKind::kBiBw || initiator;
-  const bool receives = c.kind == CollKind::kBiBw || !initiator;
-  COLLTUNE_NCCL_CHECK(ncclGroupStart());
-  for (int w = 0; w < c.window; ++w) {
-    if (sends) COLLTUNE_NCCL_CHECK(ncclSend(send, c.count, type, peer, comm, stream));
-    if (receives) COLLTUNE_NCCL_CHECK(ncclRecv(recv, c.count, type, peer, comm, stream));
-  }
-  COLLTUNE_NCCL_CHECK(ncclGroupEnd());
-}
-
 void NcclCommunicator::launch(const Collective& c, Buffers& buffers, int n) {
   auto& device = static_cast<DeviceBuffers&>(buffers);
+  const std::size_t sets = device.gpus.front().sets.size();
   const std::size_t first = device.next;
+  // A ping-pong is two groups: the reply may only leave once the request has arrived.
+  const int phases = c.kind == CollKind::kPingpong ? 2 : 1;
   const auto issue = [&] {
     for (int i = 0; i < n; ++i) {
-      auto& set = device.sets[(first + static_cast<std::size_t>(i)) % device.sets.size()];
-      impl_->enqueue(c, set.send, set.recv);
+      for (int phase = 0; phase < phases; ++phase) {
+        impl_->enqueue_all(c, device, (first + static_cast<std::size_t>(i)) % sets, phase);
+      }
     }
   };
-  device.next = (first + static_cast<std::size_t>(n)) % device.sets.size();
+  device.next = (first + static_cast<std::size_t>(n)) % sets;
   if (!impl_->options.graph) {
     issue();
     return;
   }
-  auto& exec = device.graphs[{n, first}];
-  if (exec == nullptr) {
-    cudaGraph_t graph = nullptr;
-    COLLTUNE_CUDA_CHECK(cudaStreamBeginCapture(impl_->stream, cudaStreamCaptureModeThreadLocal));
+  auto& gpus = impl_->gpus;
+  const std::pair<int, std::size_t> key{n, first};
+  if (device.gpus.front().graphs.count(key) == 0) {
+    for (const Gpu& gpu : gpus) {
+      COLLTUNE_CUDA_CHECK(cudaSetDevice(gpu.ordinal));
+      COLLTUNE_CUDA_CHECK(cudaStreamBeginCapture(gpu.stream, cudaStreamCaptureModeThreadLocal));
+    }
     issue();
-    COLLTUNE_CUDA_CHECK(cudaStreamEndCapture(impl_->stream, &graph));
-    COLLTUNE_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
-    cudaGraphDestroy(graph);
+    for (std::size_t g = 0; g < gpus.size(); ++g) {
+      COLLTUNE_CUDA_CHECK(cudaSetDevice(gpus[g].ordinal));
+      cudaGraph_t graph = nullptr;
+      COLLTUNE_CUDA_CHECK(cudaStreamEndCapture(gpus[g].stream, &graph));
+      cudaGraphExec_t exec = nullptr;
+      COLLTUNE_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+      cudaGraphDestroy(graph);
+      device.gpus[g].graphs[key] = exec;
+    }
   }
-  COLLTUNE_CUDA_CHECK(cudaGraphLaunch(exec, impl_->stream));
+  for (std::size_t g = 0; g < gpus.size(); ++g) {
+    COLLTUNE_CUDA_CHECK(cudaSetDevice(gpus[g].ordinal));
+    COLLTUNE_CUDA_CHECK(cudaGraphLaunch(device.gpus[g].graphs[key], gpus[g].stream));
+  }
 }
 
 void NcclCommunicator::synchronize(std::chrono::milliseconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (true) {
-    const cudaError_t state = cudaStreamQuery(impl_->stream);
-    if (state == cudaSuccess) return;
-    if (state != cudaErrorNotReady) {
-      throw std::runtime_error(
-          fmt::format("cudaStreamQuery failed: {}", cudaGetErrorString(state)));
+  for (const Gpu& gpu : impl_->gpus) {
+    while (true) {
+      const cudaError_t state = cudaStreamQuery(gpu.stream);
+      if (state == cudaSuccess) break;
+      if (state != cudaErrorNotReady) {
+        impl_->abort_all();
+        throw CudaError(fmt::format("GPU {} ({}): cudaStreamQuery failed: {}", gpu.ordinal,
+                                    gpu.bus_id, cudaGetErrorString(state)));
+      }
+      for (const Gpu& any : impl_->gpus) {
+        ncclResult_t async = ncclSuccess;
+        ncclCommGetAsyncError(any.comm, &async);
+        if (async != ncclSuccess && async != ncclInProgress) {
+          const std::string last = ncclGetLastError(any.comm);
+          impl_->abort_all();
+          throw NcclError(fmt::format("NCCL asynchronous error on GPU {} ({}): {} ({})",
+                                      any.ordinal, any.bus_id, ncclGetErrorString(async), last));
+        }
+      }
+      if (timeout.count() > 0 && std::chrono::steady_clock::now() > deadline) {
+        impl_->abort_all();
+        throw TimeoutError(
+            fmt::format("GPU {} ({}) did not finish within {} ms (--timeout); communicator aborted",
+                        gpu.ordinal, gpu.bus_id, timeout.count()));
+      }
+      std::this_thread::yield();
     }
-    ncclResult_t async = ncclSuccess;
-    ncclCommGetAsyncError(impl_->comm, &async);
-    if (async != ncclSuccess && async != ncclInProgress) {
-      ncclCommAbort(impl_->comm);
-      impl_->comm = nullptr;
-      throw std::runtime_error(fmt::format("NCCL asynchronous error on GPU {}: {} ({})",
-                                           impl_->device, ncclGetErrorString(async),
-                                           ncclGetLastError(nullptr)));
-    }
-    if (timeout.count() > 0 && std::chrono::steady_clock::now() > deadline) {
-      ncclCommAbort(impl_->comm);
-      impl_->comm = nullptr;
-      throw TimeoutError(
-          fmt::format("GPU {} did not finish within {} ms (--timeout); communicator "
-                      "aborted",
-                      impl_->device, timeout.count()));
-    }
-    std::this_thread::yield();
   }
 }
 
 std::unique_ptr<Timer> NcclCommunicator::timer() {
-  return std::make_unique<EventTimer>(impl_->stream);
-}
-
-void NcclCommunicator::fill(const Collective& c, Buffers& buffers, const Pattern& p) {
-  auto& device = static_cast<DeviceBuffers&>(buffers);
-  auto& set = device.sets[0];
-  const int n = impl_->world->size();
-  const BufferCounts counts = buffer_counts(c, n);
-  COLLTUNE_CUDA_CHECK(
-      cudaMemsetAsync(set.recv, 0xFF, counts.recv * element_bytes(c.dtype), impl_->stream));
-  for (const Block& b : input_blocks(c, n, impl_->world->rank())) {
-    device_fill(c.dtype, at(b.in_recv ? set.recv : set.send, b.offset, c.dtype), b.count,
-                p.params(), b.source_rank, b.first_index, impl_->stream);
-  }
-  COLLTUNE_CUDA_CHECK(cudaStreamSynchronize(impl_->stream));
-  device.next = 0;
-}
-
-std::uint64_t NcclCommunicator::check(const Collective& c, Buffers& buffers, const Pattern& p,
-                                      bool corrupt_one) {
-  auto& set = static_cast<DeviceBuffers&>(buffers).sets[0];
-  const int n = impl_->world->size();
-  const int rank = impl_->world->rank();
-  // In place, NCCL's reduce_scatter leaves each rank's block where it was in the input.
-  char* out = c.kind == CollKind::kReduceScatter && c.in_place
-                  ? at(set.recv, rank * c.count, c.dtype)
-                  : static_cast<char*>(set.recv);
-  const int corrupt_rank = c.kind == CollKind::kReduce ? c.root : n - 1;
-  if (corrupt_one && rank == corrupt_rank && c.count > 0) {
-    unsigned char byte = 0;
-    COLLTUNE_CUDA_CHECK(cudaMemcpy(&byte, out, 1, cudaMemcpyDeviceToHost));
-    byte ^= 1;
-    COLLTUNE_CUDA_CHECK(cudaMemcpy(out, &byte, 1, cudaMemcpyHostToDevice));
-  }
-  COLLTUNE_CUDA_CHECK(cudaMemsetAsync(impl_->wrong, 0, sizeof(unsigned long long), impl_->stream));
-  for (const Block& b : expected_blocks(c, n, rank)) {
-    device_count_wrong(c.dtype, at(out, b.offset, c.dtype), b.count, p.params(), b.source_rank,
-                       b.first_index, impl_->wrong, impl_->stream);
-  }
-  unsigned long long wrong = 0;
-  COLLTUNE_CUDA_CHECK(
-      cudaMemcpyAsync(&wrong, impl_->wrong, sizeof(wrong), cudaMemcpyDeviceToHost, impl_->stream));
-  COLLTUNE_CUDA_CHECK(cudaStreamSynchronize(impl_->stream));
-  return wrong;
+  return std::make_unique<EventTimer>(impl_->gpus);
 }
 
 }  // namespace colltune

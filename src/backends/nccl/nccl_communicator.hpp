@@ -1,7 +1,7 @@
 #pragma once
-// The NCCL backend, one GPU per MPI rank: device buffers, CUDA events for timing, optional CUDA
-// graphs, validation kernels on the device, and a watchdog-friendly synchronize that aborts the
-// communicator instead of hanging.
+// The NCCL backend: one or more GPUs per process (-g), one communicator rank per GPU; device
+// buffers, CUDA events for timing, optional CUDA graphs, validation kernels on the device, and a
+// watchdog-friendly synchronize that aborts the communicator instead of hanging.
 
 #include <memory>
 
@@ -12,14 +12,16 @@ namespace colltune {
 
 class NcclCommunicator : public Communicator {
  public:
-  // Collective over `world`: picks a GPU, shares the ncclUniqueId over MPI, creates the
-  // communicator. Throws ConfigError on every rank alike when a rank sees no GPU.
+  // Collective over `world`: picks options.gpus GPUs, shares the ncclUniqueId over MPI (none
+  // needed without it), creates one communicator rank per GPU. Throws ConfigError on every rank
+  // alike when a rank has too few GPUs.
   NcclCommunicator(MpiWorld& world, const BackendOptions& options);
   ~NcclCommunicator() override;
 
   std::string backend() const override { return "nccl"; }
   std::map<std::string, std::string> library_versions() const override;
-  std::string device_bus_id() const override;
+  int nranks() const override;
+  std::vector<std::string> device_bus_ids() const override;
   std::optional<std::string> unsupported(const Collective& c) const override;
   std::unique_ptr<Buffers> allocate(const Collective& c, std::size_t sets) override;
   void launch(const Collective& c, Buffers& buffers, int n) override;

@@ -1,0 +1,88 @@
+#pragma once
+// What the NCCL backend's translation units share: the check macros, one GPU's state, device
+// buffers and the communicator's Impl. Internal to src/backends/nccl.
+
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+#include <nccl.h>
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "backends/nccl/nccl_communicator.hpp"
+#include "core/errors.hpp"
+
+#define COLLTUNE_CUDA_CHECK(call)                                                 \
+  do {                                                                            \
+    const cudaError_t colltune_err = (call);                                      \
+    if (colltune_err != cudaSuccess) {                                            \
+      throw ::colltune::CudaError(                                                \
+          fmt::format("{} failed: {}", #call, cudaGetErrorString(colltune_err))); \
+    }                                                                             \
+  } while (0)
+
+// ncclInProgress is how a non-blocking communicator (--nccl-blocking 0) says "queued".
+#define COLLTUNE_NCCL_CHECK(call)                                               \
+  do {                                                                          \
+    const ncclResult_t colltune_res = (call);                                   \
+    if (colltune_res != ncclSuccess && colltune_res != ncclInProgress) {        \
+      throw ::colltune::NcclError(fmt::format("{} failed: {} ({})", #call,      \
+                                              ncclGetErrorString(colltune_res), \
+                                              ncclGetLastError(nullptr)));      \
+    }                                                                           \
+  } while (0)
+
+namespace colltune {
+
+// One GPU this process drives: its rank in the communicator, its stream and its counter for the
+// check kernels.
+struct Gpu {
+  int ordinal = 0;
+  int rank = 0;
+  ncclComm_t comm = nullptr;
+  cudaStream_t stream = nullptr;
+  unsigned long long* wrong = nullptr;
+  int compute_major = 0;
+  std::string bus_id;
+  std::string description;  // name, bus id, memory
+};
+
+class DeviceBuffers : public Buffers {
+ public:
+  struct Set {
+    void* send = nullptr;
+    void* recv = nullptr;
+  };
+  struct PerGpu {
+    std::vector<Set> sets;
+    // Captured graphs by (ops, first set): replayed instead of re-issuing the calls (-G).
+    std::map<std::pair<int, std::size_t>, cudaGraphExec_t> graphs;
+  };
+  std::vector<PerGpu> gpus;  // in the order of NcclCommunicator::Impl::gpus
+  std::size_t next = 0;      // the set the next op uses, on every GPU alike
+
+  ~DeviceBuffers() override;
+};
+
+struct NcclCommunicator::Impl {
+  MpiWorld* world = nullptr;
+  BackendOptions options;
+  std::vector<Gpu> gpus;
+  int nranks = 1;
+
+  // Issues one op (pingpong: one half of it, `phase` 0 or 1) on every GPU, as one NCCL group so
+  // that one thread can drive several GPUs.
+  void enqueue_all(const Collective& c, DeviceBuffers& buffers, std::size_t set, int phase);
+  void enqueue(const Gpu& gpu, const Collective& c, void* send, void* recv, int phase) const;
+  void enqueue_p2p(const Gpu& gpu, const Collective& c, void* send, void* recv, int phase) const;
+  // Aborts every communicator: after a timeout or an asynchronous error nothing may wait on them.
+  void abort_all();
+};
+
+inline char* element_at(void* base, std::size_t elements, DType dtype) {
+  return static_cast<char*>(base) + elements * element_bytes(dtype);
+}
+
+}  // namespace colltune

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # One short command for a GPU host with CUDA and NCCL but perhaps no MPI: runs the gpu tests
 # (tests/gpu/validate_gpu.py: every collective x dtype x op, with and without -G, a corrupted
-# element caught, -g 2 where two GPUs exist), then prints allreduce, alltoall and sendrecv at 8 B, 1 MiB and 1 GiB, with
-# and without -G, next to the device copy bandwidth as the ceiling. Runs colltune from build/
-# or from gpu-bundle/ (scripts/gpu-bundle.sh); finds NCCL in the CUDA prefix or the Python
-# nvidia-nccl wheel.
+# element caught, -g 2 where two GPUs exist), then prints allreduce, alltoall and sendrecv at
+# 8 B, 1 MiB and 1 GiB, with and without -G, next to the device copy bandwidth as the ceiling.
+# Runs colltune from gpu-bundle/ (scripts/gpu-bundle.sh) or build/, building build/ first when
+# neither exists; finds NCCL in the CUDA prefix or the Python nvidia-nccl wheel.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 if [ ! -x gpu-bundle/colltune ] && [ ! -x build/src/colltune ]; then

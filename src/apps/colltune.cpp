@@ -40,8 +40,10 @@ int main(int argc, char** argv) {
     if (args[0] == "--version") {
       std::string backends;
       for (const auto& b : built_backends()) backends += " " + b;
-      std::printf("colltune %s (%s), backends:%s\n", COLLTUNE_VERSION, COLLTUNE_GIT_REVISION,
-                  backends.c_str());
+      const bool with_mpi = backends.find(" mpi") != std::string::npos;
+      std::printf("colltune %s (%s), backends:%s%s\n", COLLTUNE_VERSION, COLLTUNE_GIT_REVISION,
+                  backends.c_str(),
+                  with_mpi ? "" : "; built without MPI: single-process runs only (-g N)");
       return 0;
     }
     const std::vector<std::string> rest(args.begin() + 1, args.end());

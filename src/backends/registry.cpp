@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#ifdef COLLTUNE_HAVE_MPI
 #include "backends/mpi/mpi_communicator.hpp"
+#endif
 #ifdef COLLTUNE_HAVE_NCCL
 #include "backends/nccl/nccl_communicator.hpp"
 #endif
@@ -12,16 +14,21 @@
 namespace colltune {
 
 std::vector<std::string> built_backends() {
-#ifdef COLLTUNE_HAVE_NCCL
-  return {"mpi", "nccl"};
-#else
-  return {"mpi"};
+  std::vector<std::string> names;
+#ifdef COLLTUNE_HAVE_MPI
+  names.emplace_back("mpi");
 #endif
+#ifdef COLLTUNE_HAVE_NCCL
+  names.emplace_back("nccl");
+#endif
+  return names;
 }
 
 std::unique_ptr<Communicator> make_communicator(const std::string& backend, MpiWorld& world,
                                                 const BackendOptions& options) {
+#ifdef COLLTUNE_HAVE_MPI
   if (backend == "mpi") return std::make_unique<MpiCommunicator>(world);
+#endif
 #ifdef COLLTUNE_HAVE_NCCL
   if (backend == "nccl") return std::make_unique<NcclCommunicator>(world, options);
 #else

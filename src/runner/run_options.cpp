@@ -193,6 +193,7 @@ std::string run_help() {
 
 usage: mpirun -np N colltune run [options]
        colltune run --backend nccl -g N [options]   one process, N local GPUs, no launcher
+                                                    (the only form in a build without MPI)
 
   --backend NAME          mpi (default) or nccl, where built (colltune --version lists them)
   --coll LIST             allreduce alltoall allgather reduce_scatter broadcast reduce sendrecv

@@ -12,8 +12,12 @@
 
 namespace colltune {
 
+#ifndef COLLTUNE_DEFAULT_BACKEND
+#define COLLTUNE_DEFAULT_BACKEND "mpi"
+#endif
+
 struct RunOptions {
-  std::string backend = "mpi";
+  std::string backend = COLLTUNE_DEFAULT_BACKEND;  // "nccl" in a build without MPI
   std::vector<CollKind> colls{CollKind::kAllreduce};
   std::vector<DType> dtypes{DType::kFloat};
   std::vector<ReduceOp> ops{ReduceOp::kSum};

@@ -55,6 +55,12 @@ class EventTimer : public Timer {
   std::vector<std::pair<cudaEvent_t, cudaEvent_t>> events_;
 };
 
+#ifdef COLLTUNE_HAVE_MPI
+constexpr bool kMpiBackendBuilt = true;
+#else
+constexpr bool kMpiBackendBuilt = false;
+#endif
+
 std::string visible_devices_text() {
   const char* mask = std::getenv("CUDA_VISIBLE_DEVICES");
   return mask ? mask : "unset";
@@ -69,10 +75,10 @@ std::vector<int> choose_devices(const MpiWorld& world, const BackendOptions& opt
   if (world.sum_over_ranks(usable ? 0 : 1) > 0) {
     throw ConfigError(fmt::format(
         "--backend nccl: no CUDA device on {} (looked with cudaGetDeviceCount: {}; "
-        "CUDA_VISIBLE_DEVICES={}); allowed: a host with a GPU, or --backend mpi",
+        "CUDA_VISIBLE_DEVICES={}); allowed: a host with a GPU{}",
         usable ? "another rank's host" : world.host(),
         err == cudaSuccess ? fmt::format("{} devices", visible) : cudaGetErrorString(err),
-        visible_devices_text()));
+        visible_devices_text(), kMpiBackendBuilt ? ", or --backend mpi" : ""));
   }
   const int gpus = std::max(options.gpus, 1);
   std::string problem;

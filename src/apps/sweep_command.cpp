@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <filesystem>
+#include <set>
 
 #include "apps/default_spec.hpp"
 #include "apps/topo_command.hpp"
@@ -17,6 +18,7 @@
 #include "sweep/expand.hpp"
 #include "sweep/launch.hpp"
 #include "sweep/spec.hpp"
+#include "topo/gpu_probe.hpp"
 
 namespace colltune {
 namespace {
@@ -30,6 +32,7 @@ struct SweepArgs {
   bool dry_run = false;
   bool emit_sbatch = false;
   bool help = false;
+  int gpus = -1;  // built-in default: -1 the visible GPUs, 0 the Open MPI one, N the GPU one
 };
 
 SweepArgs parse_sweep_args(const std::vector<std::string>& args) {
@@ -42,6 +45,7 @@ SweepArgs parse_sweep_args(const std::vector<std::string>& args) {
   app.add_option("--results", a.results_root);
   app.add_flag("--dry-run", a.dry_run);
   app.add_flag("--emit-sbatch", a.emit_sbatch);
+  app.add_option("--gpus", a.gpus)->check(CLI::Range(0, 1024));
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {
     app.parse(reversed);
@@ -76,6 +80,23 @@ void print_dry_run(const SweepSpec& spec, const std::vector<Point>& points,
   for (const std::string& note : spec.notes) fmt::print("# note: {}\n", note);
 }
 
+// The GPU default on `gpus` GPUs where asked for, or where a GPU is visible and the NCCL
+// backend is built; the Open MPI default otherwise.
+std::string builtin_default_spec(int gpus) {
+  if (gpus < 0) {
+    const auto built = built_backends();
+    const bool nccl = std::find(built.begin(), built.end(), "nccl") != built.end();
+    gpus = nccl ? visible_gpu_count() : 0;
+  }
+  if (gpus == 0) return kDefaultSpecYaml;
+  std::string text = kDefaultGpuSpecYaml;
+  const std::string setting = "\n  gpus: 1 ";  // configs/default-gpu.yaml's benchmark.gpus
+  const auto at = text.find(setting);
+  if (at == std::string::npos) throw std::logic_error("default-gpu.yaml has no 'gpus: 1'");
+  text.replace(at, setting.size(), fmt::format("\n  gpus: {} ", gpus));
+  return text;
+}
+
 }  // namespace
 
 std::string sweep_help() {
@@ -83,8 +104,12 @@ std::string sweep_help() {
 
 usage: colltune sweep [SPEC.yaml] [options]
 
-  SPEC.yaml          the sweep (configs/annotated.yaml documents every key); without one, the
-                     built-in default (configs/default.yaml) runs
+  SPEC.yaml          the sweep (configs/annotated.yaml documents every key); without one, a
+                     built-in default runs: NCCL's algorithms and protocols on every local GPU
+                     (configs/default-gpu.yaml) where a GPU is visible and the NCCL backend is
+                     built, Open MPI's coll/tuned algorithms (configs/default.yaml) elsewhere
+  --gpus N           built-in default only: N > 0 picks the GPU one with N GPUs, 0 the Open
+                     MPI one (default: the GPUs the CUDA runtime sees)
   --dry-run          print every launch (environment and argv), run nothing
   --resume DIR       continue the sweep stored in DIR (results/<sweep-id>): runs only the
                      launches that are not done, with the spec stored there
@@ -102,8 +127,12 @@ int sweep_command(const std::vector<std::string>& args) {
     std::fputs(sweep_help().c_str(), stdout);
     return 0;
   }
-  std::string text = kDefaultSpecYaml;
+  std::string text = builtin_default_spec(a.gpus);
   std::string source = "<built-in default>";
+  if (a.gpus >= 0 && (!a.spec_path.empty() || !a.resume_dir.empty())) {
+    throw ConfigError(
+        "--gpus: picks a built-in default; allowed: only without a spec file or --resume");
+  }
   if (!a.resume_dir.empty()) {
     source = a.resume_dir + "/spec.yaml";
     if (!fs::exists(a.resume_dir + "/manifest.json")) {
@@ -124,15 +153,23 @@ int sweep_command(const std::vector<std::string>& args) {
     text = read_file(a.spec_path);
   }
   const SweepSpec spec = parse_spec(text, source);
-  try {
-    parse_run_options(spec.run_args);
-  } catch (const ConfigError& e) {
-    // The benchmark section is `colltune run`'s vocabulary; say where the bad value came from.
-    throw ConfigError(fmt::format("{}: benchmark: {}", source, e.what()));
-  }
   const std::vector<Point> points = expand(spec);
   if (points.empty()) {
     throw ConfigError(fmt::format("{}: include/exclude: no point is left to run", source));
+  }
+  std::set<std::string> backends;
+  for (const Point& p : points) {
+    backends.insert(p.settings.count("backend") ? p.settings.at("backend") : "mpi");
+  }
+  for (const std::string& backend : backends) {
+    std::vector<std::string> run_args = spec.run_args;
+    run_args.insert(run_args.end(), {"--backend", backend});
+    try {
+      parse_run_options(run_args);
+    } catch (const ConfigError& e) {
+      // The benchmark section is `colltune run`'s vocabulary; say where the bad value came from.
+      throw ConfigError(fmt::format("{}: benchmark: {}", source, e.what()));
+    }
   }
   const std::string colltune = spec.colltune_path.empty() ? self_path() : spec.colltune_path;
   for (const Point& p : points) build_launch(spec, p, colltune, "check.jsonl");  // throws early
@@ -152,8 +189,7 @@ int sweep_command(const std::vector<std::string>& args) {
   }
   if (spec.colltune_path.empty()) {
     const auto built = built_backends();
-    for (const Point& p : points) {
-      const std::string backend = p.settings.count("backend") ? p.settings.at("backend") : "mpi";
+    for (const std::string& backend : backends) {
       if (std::find(built.begin(), built.end(), backend) == built.end()) {
         throw ConfigError(
             fmt::format("{}: backend: '{}' is not built into this colltune; "

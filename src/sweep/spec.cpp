@@ -50,7 +50,15 @@ const std::vector<std::pair<std::string, std::string>> kBenchmarkFlags{
     {"samples", "--repetitions"},
     {"window", "--window"},
     {"timeout_seconds", "--timeout"},
-    {"in_place", "--in-place"}};
+    {"in_place", "--in-place"},
+    {"gpus", "-g"},
+    {"device", "--device"},
+    {"graph", "-G"},  // true or false: a flag, not a value
+    {"nccl_blocking", "--nccl-blocking"},
+    {"cga_cluster_size", "--cga-cluster-size"},
+    {"min_ctas", "--min-ctas"},
+    {"max_ctas", "--max-ctas"},
+    {"net_name", "--net-name"}};
 
 class Parser {
  public:
@@ -217,6 +225,14 @@ void parse_benchmark(const Parser& p, const YAML::Node& node, SweepSpec& spec,
     if (items.empty()) p.fail(value, "benchmark." + key, "[] is empty; allowed: a non-empty list");
     if (key == "backends") {
       backends.assign(items.begin(), items.end());
+      continue;
+    }
+    if (key == "graph") {
+      if (items.size() != 1 || (items[0] != "true" && items[0] != "false")) {
+        p.fail(value, "benchmark.graph",
+               fmt::format("'{}' is not allowed; allowed: true false", fmt::join(items, ",")));
+      }
+      if (items[0] == "true") spec.run_args.push_back(flag);
       continue;
     }
     spec.run_args.push_back(flag);

@@ -100,6 +100,14 @@ GpuLinks probe_gpu_links() {
   return links;
 }
 
+int visible_gpu_count() {
+  void* cuda = open_first({"libcudart.so", "libcudart.so.13", "libcudart.so.12"});
+  if (cuda == nullptr) return 0;
+  const auto get_count = reinterpret_cast<CudaGetCount>(dlsym(cuda, "cudaGetDeviceCount"));
+  int n = 0;
+  return get_count != nullptr && get_count(&n) == 0 ? n : 0;
+}
+
 std::vector<Ceiling> measure_device_ceilings(std::string& why, std::size_t bytes, int repeats) {
   std::vector<Ceiling> out;
   void* cuda = open_first({"libcudart.so", "libcudart.so.13", "libcudart.so.12"});

@@ -20,6 +20,9 @@ struct GpuLinks {
 
 GpuLinks probe_gpu_links();
 
+// GPUs the CUDA runtime (loaded at run time) sees; 0 without a runtime, driver or device.
+int visible_gpu_count();
+
 // Device-to-device cudaMemcpy bandwidth per visible GPU; empty (and `why` set) without CUDA.
 std::vector<Ceiling> measure_device_ceilings(std::string& why, std::size_t bytes = 256ULL << 20,
                                              int repeats = 7);

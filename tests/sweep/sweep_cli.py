@@ -31,6 +31,20 @@ code, stdout, _ = h.run_sweep(args, "--dry-run")
 launches = [l for l in stdout.splitlines() if l.startswith("mpirun ") or " mpirun " in l]
 check(code == 0 and len(launches) == 46, f"built-in default dry run: {code}, {len(launches)} launches")
 
+# Where a GPU is visible (or with --gpus N) the built-in default sweeps NCCL on N GPUs driven
+# from one process; --gpus 0 forces the Open MPI default.
+code, stdout, _ = h.run_sweep(args, "--gpus", "2", "--dry-run")
+launches = [l for l in stdout.splitlines() if " run " in l and not l.startswith("#")]
+check(code == 0 and len(launches) == 18, f"GPU default dry run: {code}, {len(launches)} launches")
+check(all(" -g 2 " in l and "--backend nccl" in l and "mpirun" not in l for l in launches),
+      f"GPU default launches: {launches[:2]}")
+check(not any("NCCL_ALGO=" in l and "NCCL_PROTO=" in l for l in launches), "two knobs at once")
+check(sum("NCCL_ALGO=Tree " in l for l in launches) == 3, "NCCL_ALGO=Tree is not swept 3 rounds")
+code, stdout, _ = h.run_sweep(args, "--gpus", "0", "--dry-run")
+check(code == 0 and stdout.count("# [") == 46 and "nccl" not in stdout, "--gpus 0: not the MPI default")
+code, _, stderr = h.run_sweep(args, spec, "--gpus", "2", "--dry-run")
+check(code == 2 and "--gpus: picks a built-in default" in stderr, f"--gpus with a spec: {stderr}")
+
 spec = h.write_spec(work, "name: cluster\nlauncher: srun\naxes:\n  np: [8, 16]\n  nodes: 2\n")
 code, stdout, _ = h.run_sweep(args, spec, "--emit-sbatch")
 check(code == 0 and stdout.startswith("#!/bin/bash\n"), "no batch script")

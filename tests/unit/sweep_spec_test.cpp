@@ -29,6 +29,18 @@ TEST(SweepSpec, DefaultsAndBenchmarkFlags) {
   EXPECT_EQ(s.axes[0].key, "backend");
 }
 
+TEST(SweepSpec, GpuBenchmarkKeys) {
+  const SweepSpec s = parse_spec(
+      "benchmark:\n  backends: [nccl]\n  gpus: 4\n  graph: true\n  min_ctas: 2\n"
+      "  net_name: IB\n",
+      "s.yaml");
+  EXPECT_EQ(s.run_args,
+            (std::vector<std::string>{"-g", "4", "-G", "--min-ctas", "2", "--net-name", "IB"}));
+  EXPECT_TRUE(parse_spec("benchmark:\n  graph: false\n", "s.yaml").run_args.empty());
+  EXPECT_EQ(error_of("benchmark:\n  graph: maybe\n"),
+            "s.yaml:2:10: benchmark.graph: 'maybe' is not allowed; allowed: true false");
+}
+
 TEST(SweepSpec, UnknownKeysSuggestTheNearest) {
   EXPECT_EQ(error_of("name: t\nrepetitons: 3\n"),
             "s.yaml:2:1: repetitons: unknown key (did you mean 'repetitions'?); allowed: name "

@@ -57,4 +57,28 @@ PY
     done
   done
 done
+# nccl-tests on the same GPU, where built: 8 B latency with -G and 1 GiB algbw, both ways.
+if [ -x "${NCCL_TESTS_DIR:-/nonexistent}/all_reduce_perf" ]; then
+  echo "== against nccl-tests (all_reduce_perf, out of place, -G)"
+  for size in 8 1G; do
+    iters=1000; [ "$size" = 1G ] && iters=20
+    theirs=$("$NCCL_TESTS_DIR/all_reduce_perf" -b "$size" -e "$size" -g 1 -G 1 -n $iters -w 100 \
+               2>&1 | awk '$1 ~ /^[0-9]+$/ && NF >= 12 {print $6, $7}' | tail -1)
+    out=$(mktemp)
+    run --coll allreduce -b "$size" -e "$size" -G -n $iters -w 100 --repetitions 20 \
+      --in-place never -c 0 --json "$out" > /dev/null 2>&1 || fail=1
+    python3 - "$out" "$size" "$theirs" <<'PY'
+import json, sys
+r = json.loads(open(sys.argv[1]).readline())
+their_us, their_algbw = (float(x) for x in sys.argv[3].split())
+ours_us, ours_algbw = r["stats_seconds"]["median"] * 1e6, r["algbw_gbps"]
+print(f"allreduce {sys.argv[2]:>3}: colltune {ours_us:.2f} us {ours_algbw:.2f} GB/s, nccl-tests "
+      f"{their_us:.2f} us {their_algbw:.2f} GB/s; time ratio {ours_us / their_us:.3f}, "
+      f"algbw ratio {ours_algbw / their_algbw:.3f}")
+PY
+    rm -f "$out"
+  done
+else
+  echo "== nccl-tests: not compared (set NCCL_TESTS_DIR to a directory with all_reduce_perf)"
+fi
 exit $fail

@@ -9,14 +9,8 @@ import subprocess
 import sys
 import tempfile
 
-failures = []
-
-
-def check(condition, message):
-    if not condition:
-        failures.append(message)
-        print("FAIL:", message, file=sys.stderr)
-
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "mpi"))
+from harness import check, finish  # noqa: E402
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--colltune", required=True)
@@ -75,7 +69,4 @@ if visible >= 2:
           "-g 2: placement does not name two GPUs")
 else:
     print(f"validate_gpu: {visible} GPU visible; -g 2 not exercised")
-if failures:
-    print(f"validate_gpu: {len(failures)} failure(s)", file=sys.stderr)
-    sys.exit(1)
-print("validate_gpu: ok")
+finish("validate_gpu")

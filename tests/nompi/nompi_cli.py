@@ -8,14 +8,8 @@ import subprocess
 import sys
 import tempfile
 
-failures = []
-
-
-def check(condition, message):
-    if not condition:
-        failures.append(message)
-        print("FAIL:", message, file=sys.stderr)
-
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "mpi"))
+from harness import check, finish  # noqa: E402
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--colltune", required=True)
@@ -63,7 +57,4 @@ check(code != 0 and len(refusals) >= 1 and "2 ranks were started" in refusals[0]
 code, stdout, _ = run([args.colltune, "topo", "--json"])
 check(code == 0 and stdout.lstrip().startswith("{"), f"topo --json: exit {code}")
 
-if failures:
-    print(f"nompi_cli: {len(failures)} failure(s)", file=sys.stderr)
-    sys.exit(1)
-print("nompi_cli: ok")
+finish("nompi_cli")

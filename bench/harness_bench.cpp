@@ -80,7 +80,7 @@ void BM_WriteJsonRecord(benchmark::State& state) {
   RunContext ctx;
   ctx.nranks = 16;
   for (int r = 0; r < 16; ++r)
-    ctx.placement.push_back({r, "node-with-a-long-name", "0-7", "0-3", "0", 8, "", "", ""});
+    ctx.placement.push_back({r, "node-with-a-long-name", "0-7", "0-3", "0", 8, "", "", "", ""});
   for (int i = 0; i < 20; ++i) ctx.environment["NCCL_KNOB_" + std::to_string(i)] = "value";
   for (auto _ : state) {
     const std::string line = make_record(m, ctx).dump();

@@ -34,8 +34,9 @@ std::vector<int> my_cpus() {
 }
 
 // This process's site for one of its communicator ranks, as one line every process can gather:
-// cpus|cores|numa|host_pus|nic_numa|ib|gpu bus id|gpu numa.
-std::string my_site(const Topology& topo, const std::string& gpu_bus_id) {
+// cpus|cores|numa|host_pus|nic_numa|ib|gpu bus id|gpu numa|gpu model.
+std::string my_site(const Topology& topo, const DeviceInfo& gpu_info) {
+  const std::string& gpu_bus_id = gpu_info.bus_id;
   const std::vector<int> cpus = my_cpus();
   std::vector<int> nic_numa;
   for (const auto& nic : topo.summary().nics) {
@@ -54,9 +55,10 @@ std::string my_site(const Topology& topo, const std::string& gpu_bus_id) {
       gpu_numa = std::to_string(gpu.numa);
     }
   }
-  return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}", format_cpulist(cpus),
+  return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}", format_cpulist(cpus),
                      format_cpulist(topo.cores_of(cpus)), format_cpulist(topo.numa_of(cpus)),
-                     topo.pu_count(), format_cpulist(nic_numa), ib, gpu_bus_id, gpu_numa);
+                     topo.pu_count(), format_cpulist(nic_numa), ib, gpu_bus_id, gpu_numa,
+                     gpu_info.model);
 }
 
 std::vector<std::string> split_fields(const std::string& text, char sep) {
@@ -131,10 +133,10 @@ RunContext gather_context(const MpiWorld& world, const Communicator& comm,
   c.gpus_per_process = options.backend_options.gpus;
   // One site per communicator rank: a process driving -g GPUs holds that many ranks.
   const Topology topo;
-  std::vector<std::string> bus_ids = comm.device_bus_ids();
-  if (bus_ids.empty()) bus_ids.emplace_back();
+  std::vector<DeviceInfo> devices = comm.devices();
+  if (devices.empty()) devices.emplace_back();
   std::string mine;
-  for (const auto& bus_id : bus_ids) mine += (mine.empty() ? "" : "\n") + my_site(topo, bus_id);
+  for (const auto& device : devices) mine += (mine.empty() ? "" : "\n") + my_site(topo, device);
   const auto hosts = world.all_gather(world.host());
   const auto sites = world.all_gather(mine);
   std::map<std::string, std::string> ib_by_host;
@@ -145,11 +147,12 @@ RunContext gather_context(const MpiWorld& world, const Communicator& comm,
       const auto f = split_fields(site, '|');
       const int rank = static_cast<int>(c.placement.size());
       c.placement.push_back(
-          {rank, host, f[0], f[1], f[2], std::atoi(f[3].c_str()), f[4], f[6], f[7]});
+          {rank, host, f[0], f[1], f[2], std::atoi(f[3].c_str()), f[4], f[6], f[7], f[8]});
       ib_by_host[host] = f[5];
     }
   }
   c.library_versions = comm.library_versions();
+  c.backend_settings = comm.settings();
   std::vector<std::string> versions;
   for (const auto& [lib, version] : c.library_versions) versions.push_back(lib + " " + version);
   const auto all_versions = world.all_gather(fmt::format("{}", fmt::join(versions, "; ")));

@@ -41,6 +41,11 @@ struct BackendOptions {
   std::string net_name;
 };
 
+struct DeviceInfo {
+  std::string bus_id;  // PCI bus id, "0000:3b:00.0"
+  std::string model;   // name, memory and compute capability: "NVIDIA H200, 143771 MiB, sm_90"
+};
+
 class Communicator {
  public:
   virtual ~Communicator() = default;
@@ -50,9 +55,11 @@ class Communicator {
   virtual std::map<std::string, std::string> library_versions() const = 0;
   // Ranks of the measured communicator: the processes times the GPUs each drives (-g).
   virtual int nranks() const = 0;
-  // PCI bus ids ("0000:3b:00.0") of the GPUs this process drives, in communicator-rank order;
-  // empty for host-only backends.
-  virtual std::vector<std::string> device_bus_ids() const { return {}; }
+  // The GPUs this process drives, in communicator-rank order; empty for host-only backends.
+  virtual std::vector<DeviceInfo> devices() const { return {}; }
+  // The backend's settings in effect, for the run context (NCCL: -G and the ncclConfig_t
+  // fields); empty where there are none.
+  virtual std::map<std::string, std::string> settings() const { return {}; }
   // Why `c` cannot run here (a skip, not an error), or nullopt.
   virtual std::optional<std::string> unsupported(const Collective& c) const = 0;
   // `sets` buffer sets, rotated through by launch() so a set is cold when used again.

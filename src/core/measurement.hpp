@@ -37,13 +37,14 @@ struct Measurement {
 struct RankPlacement {
   int rank = 0;
   std::string host;
-  std::string cpus;      // the rank's actual affinity, as a cpulist ("0-3,8")
-  std::string cores;     // physical cores (hwloc logical indexes) those CPUs belong to
-  std::string numa;      // NUMA nodes (OS indexes) those CPUs belong to
-  int host_pus = 0;      // PUs on the rank's host, to tell "bound" from "anywhere"
-  std::string nic_numa;  // NUMA nodes of the host's InfiniBand NICs; "" when it has none
-  std::string gpu;       // PCI bus id of the rank's GPU; "" for host-only backends
-  std::string gpu_numa;  // NUMA node of that GPU; "" when unknown
+  std::string cpus;       // the rank's actual affinity, as a cpulist ("0-3,8")
+  std::string cores;      // physical cores (hwloc logical indexes) those CPUs belong to
+  std::string numa;       // NUMA nodes (OS indexes) those CPUs belong to
+  int host_pus = 0;       // PUs on the rank's host, to tell "bound" from "anywhere"
+  std::string nic_numa;   // NUMA nodes of the host's InfiniBand NICs; "" when it has none
+  std::string gpu;        // PCI bus id of the rank's GPU; "" for host-only backends
+  std::string gpu_numa;   // NUMA node of that GPU; "" when unknown
+  std::string gpu_model;  // its name, memory and compute capability; "" without a GPU
 };
 
 struct RunContext {
@@ -58,6 +59,7 @@ struct RunContext {
   std::map<std::string, int> ranks_per_host;
   std::vector<RankPlacement> placement;                 // one per communicator rank
   std::map<std::string, std::string> library_versions;  // "mpi" -> MPI_Get_library_version ...
+  std::map<std::string, std::string> backend_settings;  // NCCL: -G and ncclConfig_t fields
   TimingMode timing = TimingMode::kBatch;
   CacheMode cache = CacheMode::kWarm;
   int warmup_iters = 0;

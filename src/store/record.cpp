@@ -15,7 +15,8 @@ nlohmann::json to_json(const RunContext& c) {
                          {"host_pus", p.host_pus},
                          {"nic_numa", p.nic_numa},
                          {"gpu", p.gpu},
-                         {"gpu_numa", p.gpu_numa}});
+                         {"gpu_numa", p.gpu_numa},
+                         {"gpu_model", p.gpu_model}});
   }
   return {
       {"colltune_version", c.colltune_version},
@@ -29,6 +30,7 @@ nlohmann::json to_json(const RunContext& c) {
       {"ranks_per_host", c.ranks_per_host},
       {"placement", placement},
       {"library_versions", c.library_versions},
+      {"backend_settings", c.backend_settings},
       {"timing", name(c.timing)},
       {"cache", name(c.cache)},
       {"warmup_iters", c.warmup_iters},
@@ -45,7 +47,8 @@ std::vector<RankPlacement> placement_from_json(const nlohmann::json& placement) 
   for (const auto& p : placement) {
     out.push_back({p.value("rank", 0), p.value("host", ""), p.value("cpus", ""),
                    p.value("cores", ""), p.value("numa", ""), p.value("host_pus", 0),
-                   p.value("nic_numa", ""), p.value("gpu", ""), p.value("gpu_numa", "")});
+                   p.value("nic_numa", ""), p.value("gpu", ""), p.value("gpu_numa", ""),
+                   p.value("gpu_model", "")});
   }
   return out;
 }

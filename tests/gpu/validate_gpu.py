@@ -48,6 +48,13 @@ def validate(label, extra):
     for need in [("allreduce", "half", "avg"), ("allreduce", "bfloat16", "sum"),
                  ("reduce_scatter", "float", "avg"), ("alltoall", "bfloat16", "none")]:
         check(need in measured, f"{label}: {need} was not measured")
+    context = records[0]["context"] if records else {}
+    check(context.get("backend_settings", {}).get("graph") == ("true" if "-G" in extra else "false"),
+          f"{label}: backend_settings {context.get('backend_settings')}")
+    check(all(p["gpu"] and p["gpu_model"] for p in context.get("placement", [{}])),
+          f"{label}: placement lacks the GPU: {context.get('placement')}")
+    check({"nccl", "cuda_runtime", "cuda_driver", "gpu"} <= set(context.get("library_versions", {})),
+          f"{label}: library_versions {context.get('library_versions')}")
     skips = sorted({r["skipped"] for r in records if r["skipped"] is not None})
     print(f"{label}: {len(records)} records, skips: {skips}")
     return records

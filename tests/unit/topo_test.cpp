@@ -76,7 +76,7 @@ TEST(CpuList, ParseRoundTrips) {
 RankPlacement site(int rank, const std::string& host, const std::string& cpus,
                    const std::string& cores, const std::string& numa = "0", int host_pus = 8,
                    const std::string& nic_numa = "") {
-  return {rank, host, cpus, cores, numa, host_pus, nic_numa, "", ""};
+  return {rank, host, cpus, cores, numa, host_pus, nic_numa, "", "", ""};
 }
 
 TEST(PlacementCheck, CleanPlacementHasNoWarnings) {

@@ -133,10 +133,10 @@ NcclCommunicator::NcclCommunicator(MpiWorld& world, const BackendOptions& option
     COLLTUNE_CUDA_CHECK(cudaGetDeviceProperties(&prop, gpu.ordinal));
     char bus[32] = "";
     cudaDeviceGetPCIBusId(bus, sizeof(bus), gpu.ordinal);
-    gpu.bus_id = bus;
+    gpu.info.bus_id = bus;
+    gpu.info.model = fmt::format("{}, {} MiB, sm_{}{}", prop.name, prop.totalGlobalMem >> 20,
+                                 prop.major, prop.minor);
     gpu.compute_major = prop.major;
-    gpu.description = fmt::format("{} (bus {}, {} MiB, sm_{}{})", prop.name, bus,
-                                  prop.totalGlobalMem >> 20, prop.major, prop.minor);
     impl_->gpus.push_back(std::move(gpu));
   }
 
@@ -189,7 +189,9 @@ std::map<std::string, std::string> NcclCommunicator::library_versions() const {
   cudaRuntimeGetVersion(&runtime);
   cudaDriverGetVersion(&driver);
   std::string gpus;
-  for (const Gpu& gpu : impl_->gpus) gpus += (gpus.empty() ? "" : "; ") + gpu.description;
+  for (const Gpu& gpu : impl_->gpus) {
+    gpus += fmt::format("{}{} (bus {})", gpus.empty() ? "" : "; ", gpu.info.model, gpu.info.bus_id);
+  }
   std::map<std::string, std::string> versions{
       {"nccl", fmt::format("{}.{}.{}", nccl / 10000, (nccl / 100) % 100, nccl % 100)},
       {"cuda_runtime", fmt::format("{}.{}", runtime / 1000, (runtime % 1000) / 10)},
@@ -199,10 +201,22 @@ std::map<std::string, std::string> NcclCommunicator::library_versions() const {
   return versions;
 }
 
-std::vector<std::string> NcclCommunicator::device_bus_ids() const {
-  std::vector<std::string> ids;
-  for (const Gpu& gpu : impl_->gpus) ids.push_back(gpu.bus_id);
-  return ids;
+std::vector<DeviceInfo> NcclCommunicator::devices() const {
+  std::vector<DeviceInfo> out;
+  for (const Gpu& gpu : impl_->gpus) out.push_back(gpu.info);
+  return out;
+}
+
+std::map<std::string, std::string> NcclCommunicator::settings() const {
+  const BackendOptions& o = impl_->options;
+  const auto asked = [](int value) { return value >= 0 ? std::to_string(value) : "default"; };
+  return {{"graph", o.graph ? "true" : "false"},
+          {"device", o.device >= 0 ? std::to_string(o.device) : "local rank x gpus"},
+          {"nccl_blocking", asked(o.nccl_blocking)},
+          {"cga_cluster_size", asked(o.cga_cluster_size)},
+          {"min_ctas", asked(o.min_ctas)},
+          {"max_ctas", asked(o.max_ctas)},
+          {"net_name", o.net_name.empty() ? "default" : o.net_name}};
 }
 
 std::optional<std::string> NcclCommunicator::unsupported(const Collective& c) const {
@@ -293,7 +307,7 @@ void NcclCommunicator::synchronize(std::chrono::milliseconds timeout) {
       if (state != cudaErrorNotReady) {
         impl_->abort_all();
         throw CudaError(fmt::format("GPU {} ({}): cudaStreamQuery failed: {}", gpu.ordinal,
-                                    gpu.bus_id, cudaGetErrorString(state)));
+                                    gpu.info.bus_id, cudaGetErrorString(state)));
       }
       for (const Gpu& any : impl_->gpus) {
         ncclResult_t async = ncclSuccess;
@@ -302,14 +316,15 @@ void NcclCommunicator::synchronize(std::chrono::milliseconds timeout) {
           const std::string last = ncclGetLastError(any.comm);
           impl_->abort_all();
           throw NcclError(fmt::format("NCCL asynchronous error on GPU {} ({}): {} ({})",
-                                      any.ordinal, any.bus_id, ncclGetErrorString(async), last));
+                                      any.ordinal, any.info.bus_id, ncclGetErrorString(async),
+                                      last));
         }
       }
       if (timeout.count() > 0 && std::chrono::steady_clock::now() > deadline) {
         impl_->abort_all();
         throw TimeoutError(
             fmt::format("GPU {} ({}) did not finish within {} ms (--timeout); communicator aborted",
-                        gpu.ordinal, gpu.bus_id, timeout.count()));
+                        gpu.ordinal, gpu.info.bus_id, timeout.count()));
       }
       std::this_thread::yield();
     }

@@ -21,7 +21,8 @@ class NcclCommunicator : public Communicator {
   std::string backend() const override { return "nccl"; }
   std::map<std::string, std::string> library_versions() const override;
   int nranks() const override;
-  std::vector<std::string> device_bus_ids() const override;
+  std::vector<DeviceInfo> devices() const override;
+  std::map<std::string, std::string> settings() const override;
   std::optional<std::string> unsupported(const Collective& c) const override;
   std::unique_ptr<Buffers> allocate(const Collective& c, std::size_t sets) override;
   void launch(const Collective& c, Buffers& buffers, int n) override;

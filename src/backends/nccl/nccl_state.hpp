@@ -45,8 +45,7 @@ struct Gpu {
   cudaStream_t stream = nullptr;
   unsigned long long* wrong = nullptr;
   int compute_major = 0;
-  std::string bus_id;
-  std::string description;  // name, bus id, memory
+  DeviceInfo info;
 };
 
 class DeviceBuffers : public Buffers {

@@ -127,12 +127,13 @@ int sweep_command(const std::vector<std::string>& args) {
     std::fputs(sweep_help().c_str(), stdout);
     return 0;
   }
-  std::string text = builtin_default_spec(a.gpus);
-  std::string source = "<built-in default>";
-  if (a.gpus >= 0 && (!a.spec_path.empty() || !a.resume_dir.empty())) {
+  const bool builtin = a.spec_path.empty() && a.resume_dir.empty();
+  if (a.gpus >= 0 && !builtin) {
     throw ConfigError(
         "--gpus: picks a built-in default; allowed: only without a spec file or --resume");
   }
+  std::string text = builtin ? builtin_default_spec(a.gpus) : "";
+  std::string source = "<built-in default>";
   if (!a.resume_dir.empty()) {
     source = a.resume_dir + "/spec.yaml";
     if (!fs::exists(a.resume_dir + "/manifest.json")) {

@@ -64,6 +64,12 @@ class Communicator {
   virtual std::optional<std::string> unsupported(const Collective& c) const = 0;
   // `sets` buffer sets, rotated through by launch() so a set is cold when used again.
   virtual std::unique_ptr<Buffers> allocate(const Collective& c, std::size_t sets) = 0;
+  // Untimed, before timing: readies the next `batches` calls of launch(c, buffers, n) so that
+  // they only launch (NCCL -G: captures and instantiates their graphs; until then launch() runs
+  // eagerly, as warm-up does). All ranks call it.
+  virtual void prepare(const Collective& c, Buffers& buffers, int n, int batches) {
+    (void)c, (void)buffers, (void)n, (void)batches;
+  }
   // Issues `n` ops back to back, each on the next buffer set. All ranks call it.
   virtual void launch(const Collective& c, Buffers& buffers, int n) = 0;
   // Waits for launched work; throws TimeoutError past `timeout`.

@@ -65,6 +65,9 @@ Measurement measure(Communicator& comm, const MpiWorld& world, const Collective&
   }
   comm.launch(c, *buffers, policy.warmup_iters);
   comm.synchronize(policy.sync_timeout);
+  const bool batch = policy.timing == TimingMode::kBatch;
+  comm.prepare(c, *buffers, batch ? policy.iters : 1,
+               batch ? policy.repetitions : policy.repetitions * policy.iters);
 
   m.samples_seconds.reserve(static_cast<std::size_t>(policy.repetitions));
   for (int r = 0; r < policy.repetitions; ++r) {
@@ -81,6 +84,7 @@ Measurement measure(Communicator& comm, const MpiWorld& world, const Collective&
     std::uint64_t wrong = 0;
     for (int round = 0; round < policy.check_rounds; ++round) {
       comm.fill(c, *buffers, pattern);
+      comm.prepare(c, *buffers, 1, 1);  // the checked op runs as the timed ones do (-G)
       world.barrier();
       comm.launch(c, *buffers, 1);
       comm.synchronize(policy.sync_timeout);

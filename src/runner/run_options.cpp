@@ -221,7 +221,8 @@ NCCL backend (one communicator rank per GPU):
   -g, --gpus N            GPUs each process drives with group calls (default 1); the job has
                           processes x N ranks
   --device N              first GPU to use (default: local rank x N, modulo visible GPUs)
-  -G, --graph             capture each batch in a CUDA graph and replay it
+  -G, --graph             replay each timed batch and the checked op from CUDA graphs,
+                          captured before timing (warm-up runs eagerly, as in nccl-tests)
   --nccl-blocking 0|1     ncclConfig_t.blocking (default 1)
   --cga-cluster-size N, --min-ctas N, --max-ctas N, --net-name NAME
                           the other ncclConfig_t fields a tuner sets (default: NCCL's)

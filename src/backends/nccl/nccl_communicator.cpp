@@ -256,45 +256,61 @@ std::unique_ptr<Buffers> NcclCommunicator::allocate(const Collective& c, std::si
   return buffers;
 }
 
-void NcclCommunicator::launch(const Collective& c, Buffers& buffers, int n) {
-  auto& device = static_cast<DeviceBuffers&>(buffers);
-  const std::size_t sets = device.gpus.front().sets.size();
-  const std::size_t first = device.next;
+void NcclCommunicator::Impl::issue(const Collective& c, DeviceBuffers& buffers, int n,
+                                   std::size_t first) {
+  const std::size_t sets = buffers.gpus.front().sets.size();
   // A ping-pong is two groups: the reply may only leave once the request has arrived.
   const int phases = c.kind == CollKind::kPingpong ? 2 : 1;
-  const auto issue = [&] {
-    for (int i = 0; i < n; ++i) {
-      for (int phase = 0; phase < phases; ++phase) {
-        impl_->enqueue_all(c, device, (first + static_cast<std::size_t>(i)) % sets, phase);
-      }
-    }
-  };
-  device.next = (first + static_cast<std::size_t>(n)) % sets;
-  if (!impl_->options.graph) {
-    issue();
-    return;
-  }
-  auto& gpus = impl_->gpus;
-  const std::pair<int, std::size_t> key{n, first};
-  if (device.gpus.front().graphs.count(key) == 0) {
-    for (const Gpu& gpu : gpus) {
-      COLLTUNE_CUDA_CHECK(cudaSetDevice(gpu.ordinal));
-      COLLTUNE_CUDA_CHECK(cudaStreamBeginCapture(gpu.stream, cudaStreamCaptureModeThreadLocal));
-    }
-    issue();
-    for (std::size_t g = 0; g < gpus.size(); ++g) {
-      COLLTUNE_CUDA_CHECK(cudaSetDevice(gpus[g].ordinal));
-      cudaGraph_t graph = nullptr;
-      COLLTUNE_CUDA_CHECK(cudaStreamEndCapture(gpus[g].stream, &graph));
-      cudaGraphExec_t exec = nullptr;
-      COLLTUNE_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
-      cudaGraphDestroy(graph);
-      device.gpus[g].graphs[key] = exec;
+  for (int i = 0; i < n; ++i) {
+    for (int phase = 0; phase < phases; ++phase) {
+      enqueue_all(c, buffers, (first + static_cast<std::size_t>(i)) % sets, phase);
     }
   }
+}
+
+void NcclCommunicator::Impl::capture(const Collective& c, DeviceBuffers& buffers, int n,
+                                     std::size_t first) {
+  for (const Gpu& gpu : gpus) {
+    COLLTUNE_CUDA_CHECK(cudaSetDevice(gpu.ordinal));
+    COLLTUNE_CUDA_CHECK(cudaStreamBeginCapture(gpu.stream, cudaStreamCaptureModeThreadLocal));
+  }
+  issue(c, buffers, n, first);
   for (std::size_t g = 0; g < gpus.size(); ++g) {
     COLLTUNE_CUDA_CHECK(cudaSetDevice(gpus[g].ordinal));
-    COLLTUNE_CUDA_CHECK(cudaGraphLaunch(device.gpus[g].graphs[key], gpus[g].stream));
+    cudaGraph_t graph = nullptr;
+    COLLTUNE_CUDA_CHECK(cudaStreamEndCapture(gpus[g].stream, &graph));
+    cudaGraphExec_t exec = nullptr;
+    COLLTUNE_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    cudaGraphDestroy(graph);
+    buffers.gpus[g].graphs[{n, first}] = exec;
+  }
+}
+
+void NcclCommunicator::prepare(const Collective& c, Buffers& buffers, int n, int batches) {
+  if (!impl_->options.graph) return;
+  auto& device = static_cast<DeviceBuffers&>(buffers);
+  const std::size_t sets = device.gpus.front().sets.size();
+  std::size_t first = device.next;
+  for (int b = 0; b < batches; ++b) {
+    if (device.gpus.front().graphs.count({n, first}) != 0) break;  // the rotation came round
+    impl_->capture(c, device, n, first);
+    first = (first + static_cast<std::size_t>(n)) % sets;
+  }
+}
+
+void NcclCommunicator::launch(const Collective& c, Buffers& buffers, int n) {
+  auto& device = static_cast<DeviceBuffers&>(buffers);
+  const std::size_t first = device.next;
+  device.next = (first + static_cast<std::size_t>(n)) % device.gpus.front().sets.size();
+  auto& graphs = device.gpus.front().graphs;
+  if (graphs.find({n, first}) == graphs.end()) {
+    impl_->issue(c, device, n, first);  // no -G, or not prepared (warm-up): eager
+    return;
+  }
+  for (std::size_t g = 0; g < impl_->gpus.size(); ++g) {
+    COLLTUNE_CUDA_CHECK(cudaSetDevice(impl_->gpus[g].ordinal));
+    COLLTUNE_CUDA_CHECK(
+        cudaGraphLaunch(device.gpus[g].graphs.at({n, first}), impl_->gpus[g].stream));
   }
 }
 

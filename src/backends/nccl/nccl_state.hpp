@@ -71,6 +71,10 @@ struct NcclCommunicator::Impl {
   std::vector<Gpu> gpus;
   int nranks = 1;
 
+  // Issues n ops on every GPU, op i on buffer set (first + i) mod sets.
+  void issue(const Collective& c, DeviceBuffers& buffers, int n, std::size_t first);
+  // Captures issue(c, buffers, n, first) on every GPU into graphs keyed (n, first) (-G).
+  void capture(const Collective& c, DeviceBuffers& buffers, int n, std::size_t first);
   // Issues one op (pingpong: one half of it, `phase` 0 or 1) on every GPU, as one NCCL group so
   // that one thread can drive several GPUs.
   void enqueue_all(const Collective& c, DeviceBuffers& buffers, std::size_t set, int phase);

@@ -6,6 +6,7 @@
 #include <exception>
 #include <thread>
 
+#include "backends/nccl/gpu_choice.hpp"
 #include "backends/nccl/nccl_state.hpp"
 #include "backends/nccl/nccl_types.hpp"
 #include "core/validation.hpp"
@@ -80,26 +81,13 @@ std::vector<int> choose_devices(const MpiWorld& world, const BackendOptions& opt
         err == cudaSuccess ? fmt::format("{} devices", visible) : cudaGetErrorString(err),
         visible_devices_text(), kMpiBackendBuilt ? ", or --backend mpi" : ""));
   }
-  const int gpus = std::max(options.gpus, 1);
-  std::string problem;
-  if (gpus > visible) {
-    problem = fmt::format(
-        "-g/--gpus: {} is more GPUs than {} shows ({}, CUDA_VISIBLE_DEVICES={}); "
-        "allowed: 1 to {}",
-        gpus, world.host(), visible, visible_devices_text(), visible);
-  } else if (options.device >= 0 && options.device + gpus > visible) {
-    problem =
-        fmt::format("--device: {} with -g {} runs past the {} GPUs {} shows; allowed: 0 to {}",
-                    options.device, gpus, visible, world.host(), visible - gpus);
+  GpuChoice choice = choose_gpus(visible, std::max(options.gpus, 1), options.device,
+                                 world.local_rank(), world.host(), visible_devices_text());
+  if (world.sum_over_ranks(choice.problem.empty() ? 0 : 1) > 0) {
+    throw ConfigError(choice.problem.empty() ? "--device/-g: another rank has too few GPUs for them"
+                                             : choice.problem);
   }
-  if (world.sum_over_ranks(problem.empty() ? 0 : 1) > 0) {
-    throw ConfigError(problem.empty() ? "--device/-g: another rank has too few GPUs for them"
-                                      : problem);
-  }
-  const int first = options.device >= 0 ? options.device : world.local_rank() * gpus;
-  std::vector<int> ordinals;
-  for (int i = 0; i < gpus; ++i) ordinals.push_back((first + i) % visible);
-  return ordinals;
+  return choice.ordinals;
 }
 
 }  // namespace

@@ -1,0 +1,44 @@
+#include "backends/nccl/gpu_choice.hpp"
+
+#include <gtest/gtest.h>
+
+namespace colltune {
+namespace {
+
+std::vector<int> ordinals(int visible, int gpus, int device, int local_rank) {
+  const GpuChoice c = choose_gpus(visible, gpus, device, local_rank, "h", "unset");
+  EXPECT_TRUE(c.problem.empty()) << c.problem;
+  return c.ordinals;
+}
+
+std::string problem(int visible, int gpus, int device, int local_rank) {
+  const GpuChoice c = choose_gpus(visible, gpus, device, local_rank, "node7", "0,1");
+  EXPECT_TRUE(c.ordinals.empty());
+  return c.problem;
+}
+
+TEST(GpuChoice, OneGpuPerRankByLocalRankOrDevice) {
+  EXPECT_EQ(ordinals(8, 1, -1, 3), std::vector<int>{3});
+  EXPECT_EQ(ordinals(2, 1, -1, 3), std::vector<int>{1});  // wraps; NCCL refuses a shared GPU
+  EXPECT_EQ(ordinals(8, 1, 5, 0), std::vector<int>{5});
+}
+
+TEST(GpuChoice, SeveralGpusPerProcess) {
+  EXPECT_EQ(ordinals(8, 8, -1, 0), (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(ordinals(8, 4, -1, 1), (std::vector<int>{4, 5, 6, 7}));
+  EXPECT_EQ(ordinals(8, 2, 6, 0), (std::vector<int>{6, 7}));
+}
+
+TEST(GpuChoice, TooFewGpusIsOneLine) {
+  EXPECT_EQ(problem(2, 8, -1, 0),
+            "-g/--gpus: 8 is more GPUs than node7 shows (2, CUDA_VISIBLE_DEVICES=0,1); allowed: 1 "
+            "to 2");
+  EXPECT_EQ(problem(8, 4, 6, 0),
+            "--device: 6 with -g 4 runs past the 8 GPUs node7 shows; allowed: 0 to 4");
+  EXPECT_EQ(problem(8, 4, -1, 2),
+            "-g/--gpus: local rank 2 on node7 would drive GPUs 8 to 11, but it shows 8; allowed: "
+            "ranks per host x -g at most 8");
+}
+
+}  // namespace
+}  // namespace colltune

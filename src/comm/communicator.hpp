@@ -25,8 +25,9 @@ class Buffers {
 class Timer {
  public:
   virtual ~Timer() = default;
-  virtual void start() = 0;
-  virtual double stop_seconds() = 0;  // seconds since start(), after the work has completed
+  virtual void start() = 0;      // right before the launch
+  virtual void stop() = 0;       // right after launch() returns, before synchronize()
+  virtual double seconds() = 0;  // after synchronize(): seconds from start to stop
 };
 
 // Backend settings from the command line; each backend reads what concerns it.

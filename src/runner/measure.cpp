@@ -21,16 +21,18 @@ double timed_batch(Communicator& comm, const MpiWorld& world, const Collective& 
     world.barrier();
     timer->start();
     comm.launch(c, buffers, policy.iters);
+    timer->stop();
     comm.synchronize(policy.sync_timeout);
-    return timer->stop_seconds() / policy.iters;
+    return timer->seconds() / policy.iters;
   }
   double total = 0;
   for (int i = 0; i < policy.iters; ++i) {
     world.barrier();
     timer->start();
     comm.launch(c, buffers, 1);
+    timer->stop();
     comm.synchronize(policy.sync_timeout);
-    total += timer->stop_seconds();
+    total += timer->seconds();
   }
   return total / policy.iters;
 }

@@ -261,11 +261,14 @@ void MpiCommunicator::run_p2p(const Collective& c, void* send, void* recv) {
 std::unique_ptr<Timer> MpiCommunicator::timer() {
   class WtimeTimer : public Timer {
    public:
+    // MPI calls here are blocking: the work is done when launch() returns.
     void start() override { start_ = MPI_Wtime(); }
-    double stop_seconds() override { return MPI_Wtime() - start_; }
+    void stop() override { stop_ = MPI_Wtime(); }
+    double seconds() override { return stop_ - start_; }
 
    private:
     double start_ = 0;
+    double stop_ = 0;
   };
   return std::make_unique<WtimeTimer>();
 }

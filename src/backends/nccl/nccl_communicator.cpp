@@ -37,10 +37,13 @@ class EventTimer : public Timer {
       COLLTUNE_CUDA_CHECK(cudaEventRecord(events_[i].first, gpus_[i].stream));
     }
   }
-  double stop_seconds() override {
+  // On the streams right behind the launched work, so host-side waiting is not timed.
+  void stop() override {
     for (std::size_t i = 0; i < gpus_.size(); ++i) {
       COLLTUNE_CUDA_CHECK(cudaEventRecord(events_[i].second, gpus_[i].stream));
     }
+  }
+  double seconds() override {
     float slowest_ms = 0;
     for (auto& [start, stop] : events_) {
       COLLTUNE_CUDA_CHECK(cudaEventSynchronize(stop));

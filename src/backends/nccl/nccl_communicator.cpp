@@ -97,6 +97,7 @@ std::vector<int> choose_devices(const MpiWorld& world, const BackendOptions& opt
 
 DeviceBuffers::~DeviceBuffers() {
   for (auto& gpu : gpus) {
+    cudaSetDevice(gpu.ordinal);
     for (auto& [key, exec] : gpu.graphs) cudaGraphExecDestroy(exec);
     for (auto& s : gpu.sets) {
       cudaFree(s.send);
@@ -238,6 +239,7 @@ std::unique_ptr<Buffers> NcclCommunicator::allocate(const Collective& c, std::si
   for (const Gpu& gpu : impl_->gpus) {
     COLLTUNE_CUDA_CHECK(cudaSetDevice(gpu.ordinal));
     auto& mine = buffers->gpus.emplace_back();
+    mine.ordinal = gpu.ordinal;
     for (std::size_t i = 0; i < std::max<std::size_t>(sets, 1); ++i) {
       auto& set = mine.sets.emplace_back();
       if (counts.send > 0) COLLTUNE_CUDA_CHECK(cudaMalloc(&set.send, counts.send * elem));

@@ -55,6 +55,7 @@ class DeviceBuffers : public Buffers {
     void* recv = nullptr;
   };
   struct PerGpu {
+    int ordinal = 0;  // the GPU the sets live on
     std::vector<Set> sets;
     // Captured graphs by (ops, first set): replayed instead of re-issuing the calls (-G).
     std::map<std::pair<int, std::size_t>, cudaGraphExec_t> graphs;

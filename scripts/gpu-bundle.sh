@@ -10,6 +10,11 @@ rm -rf gpu-bundle
 mkdir -p gpu-bundle/lib
 cp build/src/colltune gpu-bundle/
 strip --strip-debug gpu-bundle/colltune  # the carry to a device host is size-limited
+# The single-process build without MPI (scripts/test.sh makes it), where there is one.
+if [ -x build/nompi/src/colltune ]; then
+  cp build/nompi/src/colltune gpu-bundle/colltune-nompi
+  strip --strip-debug gpu-bundle/colltune-nompi
+fi
 ldd build/src/colltune | awk '$3 ~ /^\// {print $3}' | while read -r lib; do
   case "$(basename "$lib")" in
     libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|ld-linux*|libgcc_s.so*) ;;  # the host's

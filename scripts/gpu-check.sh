@@ -37,6 +37,13 @@ if ! probe=$(run -b 8 -e 8 -n 1 -w 0 --repetitions 1 -c 0 2>&1); then
 fi
 echo "== gpu tests: every collective x dtype x op, plain and -G, corruption caught, -g 2 if possible"
 python3 tests/gpu/validate_gpu.py --colltune "$bin" || fail=1
+if [ -x gpu-bundle/colltune-nompi ]; then
+  echo "== the build without MPI (COLLTUNE_WITH_MPI=OFF): every collective, checked, -g 1"
+  gpu-bundle/colltune-nompi --version
+  gpu-bundle/colltune-nompi run -g 1 --coll all -b 8 -e 1M -f 32 -n 2 --repetitions 2 -c 1 \
+    > /tmp/gpu-check-nompi.log 2>&1 || { echo "no-MPI build failed:"; tail -5 /tmp/gpu-check-nompi.log; fail=1; }
+  grep -E "Out of bounds" /tmp/gpu-check-nompi.log
+fi
 echo "== single GPU: time (us) and busbw (GB/s), median of 20 samples"
 printf '%-10s %6s %4s %12s %10s\n' collective size -G time_us busbw_gbps
 for coll in allreduce alltoall sendrecv; do

@@ -27,8 +27,12 @@ std::string format_half_row(const Measurement& m) {
 }
 
 void ConsoleReporter::begin(const RunContext& c) {
-  fmt::print(out_, "# colltune {} ({}) | backend {} | {} ranks on {} host(s)\n", c.colltune_version,
-             c.git_revision, c.backend, c.nranks, c.hosts.size());
+  const std::string per_process =
+      c.gpus_per_process > 1 ? fmt::format(" ({} process(es) x {} GPUs)",
+                                           c.nranks / c.gpus_per_process, c.gpus_per_process)
+                             : "";
+  fmt::print(out_, "# colltune {} ({}) | backend {} | {} ranks{} on {} host(s)\n",
+             c.colltune_version, c.git_revision, c.backend, c.nranks, per_process, c.hosts.size());
   fmt::print(out_,
              "# timing {}: {} ops per sample, {} samples per size, {} warm-up ops; a sample is "
              "the max over ranks; time is the median\n",
@@ -38,8 +42,14 @@ void ConsoleReporter::begin(const RunContext& c) {
              c.check_rounds > 0 ? fmt::format("{} round(s)", c.check_rounds) : "off");
   for (const auto& [lib, version] : c.library_versions)
     fmt::print(out_, "# {}: {}\n", lib, version);
+  if (!c.backend_settings.empty()) {
+    std::vector<std::string> settings;
+    for (const auto& [key, value] : c.backend_settings) settings.push_back(key + " " + value);
+    fmt::print(out_, "# {} settings: {}\n", c.backend, fmt::join(settings, ", "));
+  }
   for (const auto& p : c.placement) {
-    fmt::print(out_, "#  rank {:>3} on {} cpus {}\n", p.rank, p.host, p.cpus);
+    fmt::print(out_, "#  rank {:>3} on {} cpus {}{}\n", p.rank, p.host, p.cpus,
+               p.gpu.empty() ? "" : fmt::format(" gpu {} {}", p.gpu, p.gpu_model));
   }
   std::fflush(out_);
 }

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -95,6 +96,32 @@ TEST(LineFile, AppearsOnlyOnCommit) {
   LineFile bad((dir / "missing" / "x.jsonl").string());
   EXPECT_NE(bad.open_error().find("--json: '"), std::string::npos);
   std::filesystem::remove_all(dir);
+}
+
+TEST(ConsoleReporter, HeaderNamesGpusAndBackendSettings) {
+  RunContext c;
+  c.backend = "nccl";
+  c.nranks = 2;
+  c.gpus_per_process = 2;
+  c.hosts = {"gpu1"};
+  c.backend_settings = {{"graph", "true"}, {"min_ctas", "default"}};
+  c.placement.push_back(
+      {0, "gpu1", "0-7", "", "", 0, "", "0000:1b:00.0", "0", "NVIDIA H200, 143771 MiB, sm_90"});
+  c.placement.push_back(
+      {1, "gpu1", "0-7", "", "", 0, "", "0000:2b:00.0", "0", "NVIDIA H200, 143771 MiB, sm_90"});
+  char* text = nullptr;
+  std::size_t size = 0;
+  std::FILE* out = open_memstream(&text, &size);
+  ConsoleReporter(out).begin(c);
+  std::fclose(out);
+  const std::string header(text, size);
+  std::free(text);
+  EXPECT_NE(header.find("| 2 ranks (1 process(es) x 2 GPUs) on 1 host(s)"), std::string::npos)
+      << header;
+  EXPECT_NE(header.find("# nccl settings: graph true, min_ctas default\n"), std::string::npos);
+  EXPECT_NE(
+      header.find("rank   1 on gpu1 cpus 0-7 gpu 0000:2b:00.0 NVIDIA H200, 143771 MiB, sm_90"),
+      std::string::npos);
 }
 
 }  // namespace

@@ -68,7 +68,9 @@ int main(int argc, char** argv) {
                  step.empty() ? "" : "while measuring ", step.empty() ? "" : (step + ": ").c_str(),
                  e.what());
     std::fflush(stderr);
-    if (MpiWorld::active()) MpiWorld::abort(1);
-    return 1;
+    // A step past --timeout exits 4, whether the watchdog or the backend's own wait noticed.
+    const int code = dynamic_cast<const TimeoutError*>(&e) != nullptr ? 4 : 1;
+    if (MpiWorld::active()) MpiWorld::abort(code);
+    return code;
   }
 }

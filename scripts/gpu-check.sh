@@ -44,18 +44,26 @@ if [ -x gpu-bundle/colltune-nompi ]; then
     > /tmp/gpu-check-nompi.log 2>&1 || { echo "no-MPI build failed:"; tail -5 /tmp/gpu-check-nompi.log; fail=1; }
   grep -E "Out of bounds" /tmp/gpu-check-nompi.log
 fi
-echo "== single GPU: time (us) and busbw (GB/s), median of 20 samples"
-printf '%-10s %6s %4s %12s %10s\n' collective size -G time_us busbw_gbps
+# The ceiling: GPU 0's device-to-device copy bandwidth, as `colltune topo --ceilings` measures it.
+ceiling=$("$bin" topo --ceilings --json | python3 -c '
+import json, sys
+c = [x["gbps"] for x in json.load(sys.stdin)["ceilings"] if x["kind"] == "device_memcpy"]
+print(c[0] if c else 0)')
+echo "== single GPU: time (us) and busbw (GB/s), median of 20 samples; copy ceiling $ceiling GB/s"
+printf '%-10s %6s %4s %12s %10s %10s\n' collective size -G time_us busbw_gbps of_ceiling
 for coll in allreduce alltoall sendrecv; do
   for size in 8 1M 1G; do
     for graph in "" "-G"; do
       out=$(mktemp)
       if run --coll "$coll" -b "$size" -e "$size" -n 20 --repetitions 20 --in-place never -c 0 \
            --json "$out" $graph > /dev/null 2>&1; then
-        python3 - "$out" "$coll" "$size" "${graph:--}" <<'PY'
+        python3 - "$out" "$coll" "$size" "${graph:--}" "$ceiling" <<'PY'
 import json, sys
 r = json.loads(open(sys.argv[1]).readline())
-print(f"{sys.argv[2]:<10} {sys.argv[3]:>6} {sys.argv[4]:>4} {r['stats_seconds']['median'] * 1e6:>12.2f} {r['busbw_gbps']:>10.2f}")
+ceiling = float(sys.argv[5])
+share = f"{100 * r['busbw_gbps'] / ceiling:.1f}%" if ceiling > 0 else "n/a"
+print(f"{sys.argv[2]:<10} {sys.argv[3]:>6} {sys.argv[4]:>4} {r['stats_seconds']['median'] * 1e6:>12.2f} "
+      f"{r['busbw_gbps']:>10.2f} {share:>10}")
 PY
       else
         echo "$coll $size ${graph:--}: failed"; fail=1

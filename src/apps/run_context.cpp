@@ -80,7 +80,7 @@ std::vector<std::string> health_warnings(const std::vector<std::string>& version
   for (std::size_t r = 1; r < versions.size(); ++r) {
     if (versions[r] != versions[0]) {
       out.push_back(
-          fmt::format("rank {} runs another MPI library than rank 0: {}", r, versions[r]));
+          fmt::format("rank {} runs other library versions than rank 0: {}", r, versions[r]));
     }
   }
   std::set<std::string> rates;
@@ -154,7 +154,10 @@ RunContext gather_context(const MpiWorld& world, const Communicator& comm,
   c.library_versions = comm.library_versions();
   c.backend_settings = comm.settings();
   std::vector<std::string> versions;
-  for (const auto& [lib, version] : c.library_versions) versions.push_back(lib + " " + version);
+  for (const auto& [lib, version] : c.library_versions) {
+    // Each rank drives its own GPU; only the libraries must agree.
+    if (lib != "gpu") versions.push_back(lib + " " + version);
+  }
   const auto all_versions = world.all_gather(fmt::format("{}", fmt::join(versions, "; ")));
   c.warnings = health_warnings(all_versions, ib_by_host);
   for (auto& w : placement_warnings(c.placement, {})) c.warnings.push_back(std::move(w));

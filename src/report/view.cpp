@@ -81,8 +81,8 @@ PanelView make_panel_view(const Panel& panel, const Dataset& d) {
     row.winner = label_of(d, v.winner);
     const double busbw = panel.cells.at(v.winner).at(v.bytes).busbw_gbps;
     row.busbw = fmt::format("{:.3f}", busbw);
-    row.of_ceiling =
-        d.host_ceiling_gbps > 0 ? fmt::format("{:.1f}%", busbw / d.host_ceiling_gbps * 100) : "n/a";
+    const double ceiling = ceiling_for(d, v.winner);
+    row.of_ceiling = ceiling > 0 ? fmt::format("{:.1f}%", busbw / ceiling * 100) : "n/a";
     row.vs_runner_up = v.runner_up ? fmt::format("{:+.1f}% over {}", v.margin_over_runner_up * 100,
                                                  label_of(d, *v.runner_up))
                                    : "n/a";
@@ -124,6 +124,12 @@ std::optional<std::string> failure_reason(const std::vector<std::string>& tail) 
 
 }  // namespace
 
+double ceiling_for(const Dataset& d, const std::string& point_id) {
+  const auto context = d.contexts.find(point_id);
+  const bool nccl = context != d.contexts.end() && context->second.value("backend", "") == "nccl";
+  return nccl ? d.device_ceiling_gbps : d.host_ceiling_gbps;
+}
+
 ReportView make_report_view(const Dataset& d) {
   ReportView view;
   view.title = fmt::format("colltune report: {}", d.name);
@@ -164,6 +170,12 @@ ReportView make_report_view(const Dataset& d) {
                               fmt::format("host memcpy {:.2f} GB/s (slowest NUMA node of the "
                                           "driver host; busbw is shown against it)",
                                           d.host_ceiling_gbps));
+  }
+  if (d.device_ceiling_gbps > 0) {
+    view.context.emplace_back("GPU ceiling",
+                              fmt::format("device copy {:.2f} GB/s (slowest GPU of the driver "
+                                          "host; NCCL busbw is shown against it)",
+                                          d.device_ceiling_gbps));
   }
   for (const Panel& panel : build_panels(d)) view.panels.push_back(make_panel_view(panel, d));
   view.notes = d.notes;

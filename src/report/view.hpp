@@ -51,4 +51,8 @@ struct ReportView {
 
 ReportView make_report_view(const Dataset& d);
 
+// The ceiling a point's busbw is held against: the GPUs' device copy for NCCL points, the host's
+// memcpy otherwise; 0 when that was not measured.
+double ceiling_for(const Dataset& d, const std::string& point_id);
+
 }  // namespace colltune

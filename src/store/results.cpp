@@ -109,8 +109,9 @@ Dataset load_store(const std::string& dir) {
       throw ConfigError(fmt::format("{}/ceilings.json: not JSON (truncated?)", dir));
     for (const auto& ceiling : c.value("ceilings", nlohmann::json::array())) {
       const double gbps = ceiling.value("gbps", 0.0);
-      if (gbps > 0 && (d.host_ceiling_gbps == 0 || gbps < d.host_ceiling_gbps))
-        d.host_ceiling_gbps = gbps;
+      double& slowest = ceiling.value("kind", "") == "device_memcpy" ? d.device_ceiling_gbps
+                                                                     : d.host_ceiling_gbps;
+      if (gbps > 0 && (slowest == 0 || gbps < slowest)) slowest = gbps;
     }
   }
   return d;

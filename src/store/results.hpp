@@ -54,7 +54,8 @@ struct Dataset {
   std::vector<std::string> notes;
   // (point id, warning) from the manifest's launches, or the run's own context.
   std::vector<std::pair<std::string, std::string>> warnings;
-  double host_ceiling_gbps = 0;  // slowest NUMA node's memcpy bandwidth; 0 when not measured
+  double host_ceiling_gbps = 0;    // slowest NUMA node's memcpy bandwidth; 0 when not measured
+  double device_ceiling_gbps = 0;  // slowest GPU's device-to-device copy; 0 when not measured
 };
 
 // Throws ConfigError "<path>[:line]: ..." for input it cannot read whole: a missing or torn

@@ -8,6 +8,7 @@
 #include "core/cpulist.hpp"
 #include "core/environment.hpp"
 #include "report/console_reporter.hpp"
+#include "report/view.hpp"
 #include "store/atomic_file.hpp"
 #include "store/record.hpp"
 
@@ -122,6 +123,17 @@ TEST(ConsoleReporter, HeaderNamesGpusAndBackendSettings) {
   EXPECT_NE(
       header.find("rank   1 on gpu1 cpus 0-7 gpu 0000:2b:00.0 NVIDIA H200, 143771 MiB, sm_90"),
       std::string::npos);
+}
+
+TEST(ReportView, NcclBusbwIsHeldAgainstTheGpuCopyCeiling) {
+  Dataset d;
+  d.host_ceiling_gbps = 10;
+  d.device_ceiling_gbps = 2000;
+  d.contexts["gpu-point"] = {{"backend", "nccl"}};
+  d.contexts["mpi-point"] = {{"backend", "mpi"}};
+  EXPECT_EQ(ceiling_for(d, "gpu-point"), 2000);
+  EXPECT_EQ(ceiling_for(d, "mpi-point"), 10);
+  EXPECT_EQ(ceiling_for(d, "unknown"), 10);
 }
 
 }  // namespace

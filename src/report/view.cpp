@@ -155,6 +155,15 @@ ReportView make_report_view(const Dataset& d) {
       {"cache", distinct(d, {"cache"})},
       {"started", distinct(d, {"start_time_utc"})},
   };
+  // GPU runs: the NCCL and CUDA versions and the GPUs, where any point has them.
+  for (const auto& [label, key] :
+       std::vector<std::pair<std::string, std::string>>{{"NCCL", "nccl"},
+                                                        {"CUDA runtime", "cuda_runtime"},
+                                                        {"CUDA driver", "cuda_driver"},
+                                                        {"GPUs (rank 0)", "gpu"}}) {
+    const std::string value = distinct(d, {"library_versions", key});
+    if (value != "n/a") view.context.emplace_back(label, value);
+  }
   for (const auto& l : d.launches) {
     if (l.status == "done") continue;
     std::string detail = l.exit_code ? fmt::format("exit {}", *l.exit_code) : "";

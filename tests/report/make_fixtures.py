@@ -29,9 +29,14 @@ def context(backend, nranks, hosts):
         "ranks_per_host": {h: nranks // len(hosts) for h in hosts},
         "placement": [{"rank": r, "host": hosts[r * len(hosts) // nranks], "cpus": str(r)}
                       for r in range(nranks)],
-        "library_versions": {"mpi": "Open MPI v4.1.4 (fixture)"}, "timing": "batch",
+        "library_versions": dict({"mpi": "Open MPI v4.1.4 (fixture)"}, **(NCCL_VERSIONS if backend == "nccl" else {})),
+        "timing": "batch",
         "cache": "warm", "warmup_iters": 5, "iters": 20, "repetitions": SAMPLES, "check_rounds": 1,
         "environment": {}}
+
+
+NCCL_VERSIONS = {"nccl": "2.28.9", "cuda_runtime": "13.0", "cuda_driver": "13.0",
+                 "gpu": "NVIDIA H200, 143771 MiB, sm_90 (bus 0000:1B:00.0)"}
 
 
 def record(coll, size, nranks, samples, ctx, dtype="float", op="sum"):
@@ -53,7 +58,7 @@ def samples(seed_text, seconds):
 
 
 def write_store(root, name, points, model, backend, nranks, hosts, failed=(), warnings=(),
-                ceiling_gbps=None):
+                ceiling_gbps=None, device_ceiling_gbps=None):
     os.makedirs(root, exist_ok=True)
     manifest = {"schema_version": 1, "sweep_id": os.path.basename(root), "name": name,
                 "created_utc": "2026-01-01T00:00:00Z", "colltune_version": "0.1.0 (fixture)",
@@ -83,9 +88,12 @@ def write_store(root, name, points, model, backend, nranks, hosts, failed=(), wa
     with open(os.path.join(root, "spec.yaml"), "w") as f:
         f.write(f"name: {name}\n")
     if ceiling_gbps:
+        ceilings = [{"kind": "host_memcpy", "numa": 0, "gbps": ceiling_gbps, "method": "fixture"}]
+        if device_ceiling_gbps:
+            ceilings.append({"kind": "device_memcpy", "gpu": 0, "gbps": device_ceiling_gbps,
+                             "method": "fixture"})
         with open(os.path.join(root, "ceilings.json"), "w") as f:
-            json.dump({"host": hosts[0], "ceilings": [
-                {"kind": "host_memcpy", "numa": 0, "gbps": ceiling_gbps, "method": "fixture"}]}, f)
+            json.dump({"host": hosts[0], "ceilings": ceilings}, f)
 
 
 ALG = "OMPI_MCA_coll_tuned_allreduce_algorithm"
@@ -145,7 +153,7 @@ def main():
                 [(nbase, "backend=nccl np=8 (no knob set)", True),
                  (ring, "backend=nccl np=8 NCCL_ALGO=Ring NCCL_PROTO=Simple", False),
                  (tree, "backend=nccl np=8 NCCL_ALGO=Tree NCCL_PROTO=LL", False)],
-                nccl_model, "nccl", 8, ["gpu1"])
+                nccl_model, "nccl", 8, ["gpu1"], ceiling_gbps=10.0, device_ceiling_gbps=2000.0)
 
     # nccl-tests -J output (its quirks: strings for booleans and root, "nan", the whole env).
     nccl_tests = {

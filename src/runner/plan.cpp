@@ -1,5 +1,7 @@
 #include "runner/plan.hpp"
 
+#include <algorithm>
+
 #include "core/sizes.hpp"
 
 namespace colltune {
@@ -18,17 +20,22 @@ std::vector<Collective> plan_run(const RunOptions& options, int nranks) {
           const std::size_t count = count_for_bytes(kind, dtype, nranks, bytes);
           if (count == 0 || count == previous) continue;
           previous = count;
-          for (bool in_place : {false, true}) {
-            if (in_place ? !options.in_place : !options.out_of_place) continue;
-            Collective c;
-            c.kind = kind;
-            c.dtype = dtype;
-            c.op = op;
-            c.count = count;
-            c.in_place = in_place;
-            c.root = has_root(kind) ? options.root : -1;
-            c.window = options.window;
-            plan.push_back(c);
+          // -r -1: every rank takes its turn as root (nccl-tests' convention).
+          const int first_root = has_root(kind) ? std::max(options.root, 0) : -1;
+          const int last_root = has_root(kind) && options.root < 0 ? nranks - 1 : first_root;
+          for (int root = first_root; root <= last_root; ++root) {
+            for (bool in_place : {false, true}) {
+              if (in_place ? !options.in_place : !options.out_of_place) continue;
+              Collective c;
+              c.kind = kind;
+              c.dtype = dtype;
+              c.op = op;
+              c.count = count;
+              c.in_place = in_place;
+              c.root = root;
+              c.window = options.window;
+              plan.push_back(c);
+            }
           }
         }
       }

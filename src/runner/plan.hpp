@@ -8,7 +8,8 @@
 
 namespace colltune {
 
-// For each collective, dtype, op (reductions only) and size: out-of-place, then in-place.
+// For each collective, dtype, op (reductions only), size and root (every rank with -r -1):
+// out-of-place, then in-place.
 // Sizes that hold less than one element per block are left out; sizes that round to the same
 // count appear once. Every rank computes the same plan.
 std::vector<Collective> plan_run(const RunOptions& options, int nranks);

@@ -137,7 +137,7 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
             ? 1
             : static_cast<int>(parse_integer_flag(check[0], "-c/--check", 0, 100));
   }
-  if (!root.empty()) o.root = static_cast<int>(parse_integer_flag(root, "-r/--root", 0, 1 << 24));
+  if (!root.empty()) o.root = static_cast<int>(parse_integer_flag(root, "-r/--root", -1, 1 << 24));
   if (!window.empty()) o.window = static_cast<int>(parse_integer_flag(window, "--window", 1, 1024));
   if (timing == "batch") {
     policy.timing = TimingMode::kBatch;
@@ -183,8 +183,9 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
 void check_against_world(const RunOptions& options, int nranks) {
   const bool rooted = std::any_of(options.colls.begin(), options.colls.end(), has_root);
   if (rooted && options.root >= nranks) {
-    throw ConfigError(fmt::format("-r/--root: {} is not a rank of this job; allowed: 0 to {}",
-                                  options.root, nranks - 1));
+    throw ConfigError(fmt::format(
+        "-r/--root: {} is not a rank of this job; allowed: 0 to {}, or -1 for every rank",
+        options.root, nranks - 1));
   }
 }
 
@@ -209,7 +210,7 @@ usage: mpirun -np N colltune run [options]
                           f8e4m3 f8e5m2, or all (default float); MPI cannot reduce the 16- and
                           8-bit floats (it moves them), fp8 needs NCCL >= 2.24 on a GPU >= sm_90
   -o, --op LIST           sum prod max min avg, or all (default sum); avg is NCCL's only
-  -r, --root N            root of broadcast and reduce (default 0)
+  -r, --root N            root of broadcast and reduce (default 0; -1: every rank in turn)
   --timing MODE           batch: -n ops back to back per sample (nccl-tests, default);
                           per-op: a barrier before every op (OSU)
   --cache MODE            warm: reuse one buffer (default); cold: rotate buffers over 128 MiB

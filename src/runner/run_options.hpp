@@ -25,7 +25,7 @@ struct RunOptions {
   std::uint64_t max_bytes = 32ULL << 20;
   std::uint64_t step_factor = 1;
   std::uint64_t step_bytes = 1ULL << 20;
-  int root = 0;
+  int root = 0;  // -1: every rank in turn
   int window = 64;
   bool out_of_place = true;  // --in-place both|only|never
   bool in_place = true;

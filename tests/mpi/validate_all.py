@@ -38,4 +38,17 @@ for dtype in dtypes:
     for coll in ("pingpong", "bw", "bibw"):
         check((coll, dtype, "none", False) in seen, f"missing {coll} {dtype}")
 check("# Out of bounds values : 0 OK" in stdout, "console footer does not say 0 OK")
+
+# -r -1: broadcast and reduce from every root in turn, each validated.
+out = os.path.join(harness.workdir(), "roots.jsonl")
+code, _, stderr, _ = harness.run(args, ["--coll", "broadcast,reduce", "-r", "-1", "-d", "int32",
+                                        "-o", "sum,max", "-b", "8", "-e", "1K", "-f", "16", "-n",
+                                        "2", "-w", "1", "--repetitions", "2", "--json", out])
+check(code == 0, f"-r -1: exit {code}: {stderr[-1000:]}")
+roots = {}
+for r in harness.read_jsonl(out):
+    check(r["wrong"] == 0, f"-r -1: {r['collective']} root {r['root']}: #wrong {r['wrong']}")
+    roots.setdefault(r["collective"], set()).add(r["root"])
+expected = set(range(args.np))
+check(roots == {"broadcast": expected, "reduce": expected}, f"-r -1: roots measured {roots}")
 harness.finish("validate_all")

@@ -36,5 +36,18 @@ TEST(Plan, SizesRoundingToTheSameCountAppearOnce) {
   EXPECT_EQ(plan.size(), 2u);
 }
 
+TEST(Plan, EveryRootWithMinusOne) {
+  const auto plan = plan_run(
+      parse_run_options({"--coll", "broadcast,allreduce", "-r", "-1", "-b", "64", "-e", "64"}), 3);
+  std::vector<int> broadcast_roots, allreduce_roots;
+  for (const auto& c : plan) {
+    if (c.in_place) continue;
+    (c.kind == CollKind::kBroadcast ? broadcast_roots : allreduce_roots).push_back(c.root);
+  }
+  EXPECT_EQ(broadcast_roots, (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(allreduce_roots, (std::vector<int>{-1}));
+  EXPECT_EQ(plan_run(parse_run_options({"--coll", "reduce", "-r", "2"}), 4).front().root, 2);
+}
+
 }  // namespace
 }  // namespace colltune

@@ -106,7 +106,7 @@ TEST(RunOptions, RootMustBeARank) {
     check_against_world(o, 4);
     FAIL();
   } catch (const ConfigError& e) {
-    EXPECT_STREQ(e.what(), "-r/--root: 4 is not a rank of this job; allowed: 0 to 3");
+    EXPECT_STREQ(e.what(), "-r/--root: 4 is not a rank of this job; allowed: 0 to 3, or -1 for every rank");
   }
   // A root is irrelevant to collectives without one.
   EXPECT_NO_THROW(check_against_world(parse_run_options({"-r", "9"}), 2));

@@ -90,6 +90,7 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   auto& bo = o.backend_options;
   app.add_flag("-G,--graph", bo.graph);
   app.add_option("-g,--gpus", bo.gpus)->check(CLI::Range(1, 1024));
+  app.add_option("-m,--agg_iters", bo.aggregate)->check(CLI::Range(1, 1024));
   app.add_option("--device", bo.device)->check(CLI::Range(0, 1023));
   app.add_option("--nccl-blocking", bo.nccl_blocking)->check(CLI::Range(0, 1));
   app.add_option("--cga-cluster-size", bo.cga_cluster_size)->check(CLI::Range(0, 8));
@@ -172,6 +173,17 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
     o.timeout_seconds = seconds;
   }
   policy.sync_timeout = std::chrono::milliseconds(static_cast<long long>(o.timeout_seconds * 1000));
+  if (bo.aggregate > 1) {
+    if (o.backend == "mpi" || policy.timing != TimingMode::kBatch) {
+      throw ConfigError(fmt::format(
+          "-m/--agg_iters: {} groups ops into one NCCL launch; allowed: 1, or --backend nccl "
+          "with --timing batch",
+          bo.aggregate));
+    }
+    // -n and -w count iterations of -m grouped ops; samples count ops.
+    policy.iters *= bo.aggregate;
+    policy.warmup_iters *= bo.aggregate;
+  }
   if (o.backend == "mpi" && bo.gpus != 1) {
     throw ConfigError(fmt::format(
         "-g/--gpus: {} needs a GPU backend; allowed: 1 with --backend mpi, or --backend nccl",
@@ -221,6 +233,8 @@ usage: mpirun -np N colltune run [options]
 NCCL backend (one communicator rank per GPU):
   -g, --gpus N            GPUs each process drives with group calls (default 1); the job has
                           processes x N ranks
+  -m, --agg_iters N       issue ops N at a time as one NCCL group (default 1); -n and -w then
+                          count such iterations, and time is per op
   --device N              first GPU to use (default: local rank x N, modulo visible GPUs)
   -G, --graph             replay each timed batch and the checked op from CUDA graphs,
                           captured before timing (warm-up runs eagerly, as in nccl-tests)

@@ -52,6 +52,7 @@ const std::vector<std::pair<std::string, std::string>> kBenchmarkFlags{
     {"timeout_seconds", "--timeout"},
     {"in_place", "--in-place"},
     {"gpus", "-g"},
+    {"agg_iters", "-m"},
     {"device", "--device"},
     {"graph", "-G"},  // true or false: a flag, not a value
     {"nccl_blocking", "--nccl-blocking"},

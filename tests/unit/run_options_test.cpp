@@ -65,6 +65,10 @@ TEST(RunOptions, GpusPerProcessForGpuBackends) {
   EXPECT_TRUE(o.backend_options.graph);
   EXPECT_EQ(o.backend_options.device, 2);
   EXPECT_EQ(parse_run_options({}).backend_options.gpus, 1);
+  const RunOptions m = parse_run_options({"--backend", "nccl", "-m", "4", "-n", "10", "-w", "2"});
+  EXPECT_EQ(m.backend_options.aggregate, 4);
+  EXPECT_EQ(m.policy.iters, 40);  // ops per sample: 10 iterations of 4 grouped ops
+  EXPECT_EQ(m.policy.warmup_iters, 8);
 }
 
 TEST(RunOptions, ErrorsNameFlagValueAndWhatIsAllowed) {
@@ -73,6 +77,12 @@ TEST(RunOptions, ErrorsNameFlagValueAndWhatIsAllowed) {
             "uint64 half float double bfloat16 f8e4m3 f8e5m2 all");
   EXPECT_EQ(error_of({"-o", "mean"}),
             "-o/--op: 'mean' is not a reduction op; allowed: sum prod max min avg all");
+  EXPECT_EQ(error_of({"-m", "4"}),
+            "-m/--agg_iters: 4 groups ops into one NCCL launch; allowed: 1, or --backend nccl "
+            "with --timing batch");
+  EXPECT_EQ(error_of({"--backend", "nccl", "-m", "4", "--timing", "per-op"}),
+            "-m/--agg_iters: 4 groups ops into one NCCL launch; allowed: 1, or --backend nccl "
+            "with --timing batch");
   EXPECT_EQ(error_of({"-g", "2"}),
             "-g/--gpus: 2 needs a GPU backend; allowed: 1 with --backend mpi, or --backend nccl");
   EXPECT_EQ(error_of({"--backend", "nccl", "-g", "0"}),
@@ -106,7 +116,8 @@ TEST(RunOptions, RootMustBeARank) {
     check_against_world(o, 4);
     FAIL();
   } catch (const ConfigError& e) {
-    EXPECT_STREQ(e.what(), "-r/--root: 4 is not a rank of this job; allowed: 0 to 3, or -1 for every rank");
+    EXPECT_STREQ(e.what(),
+                 "-r/--root: 4 is not a rank of this job; allowed: 0 to 3, or -1 for every rank");
   }
   // A root is irrelevant to collectives without one.
   EXPECT_NO_THROW(check_against_world(parse_run_options({"-r", "9"}), 2));

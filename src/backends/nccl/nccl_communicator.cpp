@@ -203,6 +203,7 @@ std::map<std::string, std::string> NcclCommunicator::settings() const {
   const BackendOptions& o = impl_->options;
   const auto asked = [](int value) { return value >= 0 ? std::to_string(value) : "default"; };
   return {{"graph", o.graph ? "true" : "false"},
+          {"agg_iters", std::to_string(o.aggregate)},
           {"device", o.device >= 0 ? std::to_string(o.device) : "local rank x gpus"},
           {"nccl_blocking", asked(o.nccl_blocking)},
           {"cga_cluster_size", asked(o.cga_cluster_size)},
@@ -221,6 +222,9 @@ std::optional<std::string> NcclCommunicator::unsupported(const Collective& c) co
     for (const Gpu& gpu : impl_->gpus) {
       if (gpu.compute_major < 9) return "fp8 needs a GPU of compute capability 9.0 or newer";
     }
+  }
+  if (c.kind == CollKind::kPingpong && impl_->options.aggregate > 1) {
+    return "a ping-pong's reply waits for its request: it cannot be grouped (-m)";
   }
   if (is_point_to_point(c.kind)) {
     if (n % 2 != 0) return "point-to-point needs an even number of ranks (pairs r, r+n/2)";
@@ -254,10 +258,13 @@ void NcclCommunicator::Impl::issue(const Collective& c, DeviceBuffers& buffers, 
   const std::size_t sets = buffers.gpus.front().sets.size();
   // A ping-pong is two groups: the reply may only leave once the request has arrived.
   const int phases = c.kind == CollKind::kPingpong ? 2 : 1;
+  const int aggregate = std::max(options.aggregate, 1);  // -m: ops per outer group
   for (int i = 0; i < n; ++i) {
+    if (i % aggregate == 0) COLLTUNE_NCCL_CHECK(ncclGroupStart());
     for (int phase = 0; phase < phases; ++phase) {
       enqueue_all(c, buffers, (first + static_cast<std::size_t>(i)) % sets, phase);
     }
+    if (i % aggregate == aggregate - 1 || i == n - 1) COLLTUNE_NCCL_CHECK(ncclGroupEnd());
   }
 }
 

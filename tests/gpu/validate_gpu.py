@@ -65,6 +65,16 @@ graph = validate("one GPU, -G", ["-G"])
 check(len(plain) == len(graph), "-G and plain runs measured different sets")
 check(all(a["wrong"] == b["wrong"] for a, b in zip(plain, graph)), "-G validated differently")
 
+# -m 4: ops grouped four at a time still validate, and the record says 4 x -n ops per sample.
+out = os.path.join(workdir, "agg.jsonl")
+code, _, stderr = run(["--coll", "allreduce,allgather,alltoall", "-m", "4", "-n", "5", "-b", "8",
+                       "-e", "1M", "-f", "64", "--json", out])
+check(code == 0, f"-m 4: exit {code}: {stderr[-800:]}")
+if os.path.exists(out):
+    for r in map(json.loads, open(out)):
+        check(r["wrong"] == 0 and r["ops_per_sample"] == 20, f"-m 4: {r['collective']} "
+              f"{r['bytes']} B: #wrong {r['wrong']}, ops_per_sample {r['ops_per_sample']}")
+
 code, stdout, _ = run(["--coll", "allreduce", "-b", "1K", "-e", "1K", "--test-corrupt"])
 check(code == 7 and "FAILED" in stdout, f"corrupted result: exit {code}")
 

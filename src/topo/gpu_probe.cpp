@@ -46,6 +46,8 @@ std::string topology_class(int level) {
   return "SYS";
 }
 
+void* open_cudart() { return open_first({"libcudart.so", "libcudart.so.13", "libcudart.so.12"}); }
+
 }  // namespace
 
 GpuLinks probe_gpu_links() {
@@ -101,7 +103,7 @@ GpuLinks probe_gpu_links() {
 }
 
 int visible_gpu_count() {
-  void* cuda = open_first({"libcudart.so", "libcudart.so.13", "libcudart.so.12"});
+  void* cuda = open_cudart();
   if (cuda == nullptr) return 0;
   const auto get_count = reinterpret_cast<CudaGetCount>(dlsym(cuda, "cudaGetDeviceCount"));
   int n = 0;
@@ -110,20 +112,18 @@ int visible_gpu_count() {
 
 std::vector<Ceiling> measure_device_ceilings(std::string& why, std::size_t bytes, int repeats) {
   std::vector<Ceiling> out;
-  void* cuda = open_first({"libcudart.so", "libcudart.so.13", "libcudart.so.12"});
+  void* cuda = open_cudart();
   if (cuda == nullptr) {
     why = "no CUDA runtime: libcudart.so was not found";
     return out;
   }
-  const auto get_count = reinterpret_cast<CudaGetCount>(dlsym(cuda, "cudaGetDeviceCount"));
+  const int n = visible_gpu_count();
   const auto set_device = reinterpret_cast<CudaSetDevice>(dlsym(cuda, "cudaSetDevice"));
   const auto alloc = reinterpret_cast<CudaMalloc>(dlsym(cuda, "cudaMalloc"));
   const auto release = reinterpret_cast<CudaFree>(dlsym(cuda, "cudaFree"));
   const auto copy = reinterpret_cast<CudaMemcpy>(dlsym(cuda, "cudaMemcpy"));
   const auto sync = reinterpret_cast<CudaSync>(dlsym(cuda, "cudaDeviceSynchronize"));
-  int n = 0;
-  if (!get_count || !set_device || !alloc || !release || !copy || !sync || get_count(&n) != 0 ||
-      n == 0) {
+  if (!set_device || !alloc || !release || !copy || !sync || n == 0) {
     why = "the CUDA runtime sees no GPU";
     return out;
   }

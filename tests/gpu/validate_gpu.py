@@ -1,7 +1,8 @@
 """On a GPU (label gpu): every collective x dtype x op (avg, half, bfloat16 and fp8 included)
-validates with #wrong 0 through NCCL, with and without -G; a corrupted element is caught; with
-two or more GPUs, -g 2 drives them from one process and validates alike. Runs colltune without a
-launcher (single-process mode), so it needs no MPI. Skipped (77) where no GPU is visible."""
+validates with #wrong 0 through NCCL, with and without -G, and on a non-blocking communicator;
+a corrupted element is caught; with two or more GPUs, -g 2 drives them from one process and
+validates alike. Runs colltune without a launcher (single-process mode), so it needs no MPI.
+Skipped (77) where no GPU is visible."""
 import argparse
 import json
 import os
@@ -64,6 +65,11 @@ plain = validate("one GPU", [])
 graph = validate("one GPU, -G", ["-G"])
 check(len(plain) == len(graph), "-G and plain runs measured different sets")
 check(all(a["wrong"] == b["wrong"] for a, b in zip(plain, graph)), "-G validated differently")
+# A non-blocking communicator finishes its groups in the background: the same results, -G too.
+nonblocking = validate("one GPU, --nccl-blocking 0, -G", ["--nccl-blocking", "0", "-G"])
+check(len(nonblocking) == len(plain), "--nccl-blocking 0 measured a different set")
+check(all(r["context"]["backend_settings"]["nccl_blocking"] == "0" for r in nonblocking[:1]),
+      "--nccl-blocking 0 is not recorded in backend_settings")
 
 # -m 4: ops grouped four at a time still validate, and the record says 4 x -n ops per sample.
 out = os.path.join(workdir, "agg.jsonl")

@@ -147,12 +147,7 @@ NcclCommunicator::NcclCommunicator(MpiWorld& world, const BackendOptions& option
     COLLTUNE_CUDA_CHECK(cudaSetDevice(gpu.ordinal));
     COLLTUNE_NCCL_CHECK(ncclCommInitRankConfig(&gpu.comm, impl_->nranks, id, gpu.rank, &config));
   }
-  COLLTUNE_NCCL_CHECK(ncclGroupEnd());
-  // With blocking = 0, NCCL calls return ncclInProgress until the communicator is ready.
-  for (const Gpu& gpu : impl_->gpus) {
-    ncclResult_t state = ncclInProgress;
-    while (state == ncclInProgress) COLLTUNE_NCCL_CHECK(ncclCommGetAsyncError(gpu.comm, &state));
-  }
+  impl_->end_group();  // with blocking = 0, initialisation goes on in the background
 }
 
 NcclCommunicator::~NcclCommunicator() {
@@ -258,13 +253,17 @@ void NcclCommunicator::Impl::issue(const Collective& c, DeviceBuffers& buffers, 
   const std::size_t sets = buffers.gpus.front().sets.size();
   // A ping-pong is two groups: the reply may only leave once the request has arrived.
   const int phases = c.kind == CollKind::kPingpong ? 2 : 1;
-  const int aggregate = std::max(options.aggregate, 1);  // -m: ops per outer group
+  // -m: ops per outer group. Only then an outer group: nested groups merge, and a ping-pong's two
+  // phases merged into one group would run request and reply at once.
+  const int aggregate = std::max(options.aggregate, 1);
   for (int i = 0; i < n; ++i) {
-    if (i % aggregate == 0) COLLTUNE_NCCL_CHECK(ncclGroupStart());
+    const bool opens = aggregate > 1 && i % aggregate == 0;
+    const bool closes = aggregate > 1 && (i % aggregate == aggregate - 1 || i == n - 1);
+    if (opens) COLLTUNE_NCCL_CHECK(ncclGroupStart());
     for (int phase = 0; phase < phases; ++phase) {
       enqueue_all(c, buffers, (first + static_cast<std::size_t>(i)) % sets, phase);
     }
-    if (i % aggregate == aggregate - 1 || i == n - 1) COLLTUNE_NCCL_CHECK(ncclGroupEnd());
+    if (closes) end_group();
   }
 }
 

@@ -14,7 +14,23 @@ void NcclCommunicator::Impl::enqueue_all(const Collective& c, DeviceBuffers& buf
     const auto& s = buffers.gpus[g].sets[set];
     enqueue(gpus[g], c, s.send, s.recv, phase);
   }
-  COLLTUNE_NCCL_CHECK(ncclGroupEnd());
+  end_group();
+}
+
+void NcclCommunicator::Impl::end_group() {
+  if (ncclResult_t result = ncclGroupEnd(); result != ncclInProgress) {
+    COLLTUNE_NCCL_CHECK(result);
+    return;
+  }
+  for (const Gpu& gpu : gpus) {
+    ncclResult_t state = ncclInProgress;
+    while (state == ncclInProgress) COLLTUNE_NCCL_CHECK(ncclCommGetAsyncError(gpu.comm, &state));
+    if (state != ncclSuccess) {
+      throw NcclError(fmt::format("GPU {} ({}): non-blocking NCCL group failed: {} ({})",
+                                  gpu.ordinal, gpu.info.bus_id, ncclGetErrorString(state),
+                                  ncclGetLastError(gpu.comm)));
+    }
+  }
 }
 
 void NcclCommunicator::Impl::enqueue(const Gpu& gpu, const Collective& c, void* send, void* recv,

@@ -81,6 +81,10 @@ struct NcclCommunicator::Impl {
   void enqueue_all(const Collective& c, DeviceBuffers& buffers, std::size_t set, int phase);
   void enqueue(const Gpu& gpu, const Collective& c, void* send, void* recv, int phase) const;
   void enqueue_p2p(const Gpu& gpu, const Collective& c, void* send, void* recv, int phase) const;
+  // Ends a group; with a non-blocking communicator (--nccl-blocking 0) ncclGroupEnd may return
+  // ncclInProgress before the kernels reach the streams, so this waits until every communicator
+  // is ready: an event recorded or a capture ended earlier would miss the work.
+  void end_group();
   // Aborts every communicator: after a timeout or an asynchronous error nothing may wait on them.
   void abort_all();
 };

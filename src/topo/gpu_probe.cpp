@@ -129,16 +129,24 @@ std::vector<Ceiling> measure_device_ceilings(std::string& why, std::size_t bytes
   }
   for (int gpu = 0; gpu < n; ++gpu) {
     void *src = nullptr, *dst = nullptr;
-    if (set_device(gpu) != 0 || alloc(&src, bytes) != 0 || alloc(&dst, bytes) != 0) continue;
-    copy(dst, src, bytes, kCudaMemcpyDeviceToDevice);  // warm-up
-    sync();
+    // A copy that failed returns at once: timing it would make a ceiling of any height.
+    const auto copied = [&] {
+      return copy(dst, src, bytes, kCudaMemcpyDeviceToDevice) == 0 && sync() == 0;
+    };
+    bool ok = set_device(gpu) == 0 && alloc(&src, bytes) == 0 && alloc(&dst, bytes) == 0 &&
+              copied();  // the first copy warms up
     std::vector<double> seconds;
-    for (int i = 0; i < repeats; ++i) {
+    for (int i = 0; ok && i < repeats; ++i) {
       const auto start = std::chrono::steady_clock::now();
-      copy(dst, src, bytes, kCudaMemcpyDeviceToDevice);
-      sync();
+      ok = copied();
       seconds.push_back(
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    if (src != nullptr) release(src);
+    if (dst != nullptr) release(dst);
+    if (!ok || seconds.empty()) {
+      why = fmt::format("GPU {}: a {} MiB device-to-device copy failed", gpu, bytes >> 20);
+      continue;
     }
     std::sort(seconds.begin(), seconds.end());
     // A device copy reads and writes every byte; like nvbandwidth, count the bytes copied once.
@@ -146,8 +154,6 @@ std::vector<Ceiling> measure_device_ceilings(std::string& why, std::size_t bytes
                    static_cast<double>(bytes) / seconds[seconds.size() / 2] / 1e9,
                    fmt::format("cudaMemcpy device to device of {} MiB on GPU {}, median of {}",
                                bytes >> 20, gpu, repeats)});
-    release(src);
-    release(dst);
   }
   return out;
 }

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace colltune {
 namespace {
 
@@ -108,7 +110,10 @@ std::string to_text(const TopoReport& r) {
     }
   }
   if (!r.device_ceilings_absent.empty()) {
-    out += fmt::format("device copy ceilings: none ({})\n", r.device_ceilings_absent);
+    const bool some = std::any_of(r.ceilings.begin(), r.ceilings.end(),
+                                  [](const Ceiling& c) { return c.kind == "device_memcpy"; });
+    out += fmt::format("device copy ceilings: {} ({})\n", some ? "incomplete" : "none",
+                       r.device_ceilings_absent);
   }
   for (const auto& c : r.ceilings) {
     out += fmt::format("ceiling {} NUMA {}: {:.2f} GB/s ({})\n", c.kind, c.numa, c.gbps, c.method);

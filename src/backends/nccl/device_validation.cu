@@ -1,7 +1,10 @@
 #include <cuda_runtime.h>
 
+#include <string>
+
 #include "backends/nccl/device_validation.hpp"
 #include "core/dtype_dispatch.hpp"
+#include "core/errors.hpp"
 #include "core/validation.hpp"
 
 namespace colltune {
@@ -13,6 +16,15 @@ constexpr int kMaxBlocks = 4096;
 int blocks_for(std::size_t count) {
   const std::size_t blocks = (count + kThreads - 1) / kThreads;
   return static_cast<int>(blocks < kMaxBlocks ? (blocks == 0 ? 1 : blocks) : kMaxBlocks);
+}
+
+// A kernel that never ran leaves the counter at zero: without this a GPU the binary has no code
+// for ("no kernel image") would pass every check.
+void throw_if_launch_failed(const char* kernel) {
+  const cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess) {
+    throw CudaError(std::string(kernel) + " launch failed: " + cudaGetErrorString(err));
+  }
 }
 
 template <typename T>
@@ -44,6 +56,7 @@ void device_fill(DType dtype, void* dst, std::size_t count, const PatternParams&
     fill_kernel<T><<<blocks_for(count), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
         static_cast<T*>(dst), count, p, rank, first);
   });
+  throw_if_launch_failed("fill_kernel");
 }
 
 void device_count_wrong(DType dtype, const void* buf, std::size_t count, const PatternParams& p,
@@ -53,6 +66,7 @@ void device_count_wrong(DType dtype, const void* buf, std::size_t count, const P
     count_kernel<T><<<blocks_for(count), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
         static_cast<const T*>(buf), count, p, source, first, wrong);
   });
+  throw_if_launch_failed("count_kernel");
 }
 
 }  // namespace colltune

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <memory>
 
 #include "apps/run_context.hpp"
@@ -67,9 +68,19 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
   // Only rank 0 writes, so every rank must hear whether it can before anything is measured.
   if (world.sum_over_ranks(json_error.empty() ? 0 : 1) > 0) throw ConfigError(json_error);
 
-  auto comm = make_communicator(options.backend, world, options.backend_options);
-  const RunContext context =
-      gather_context(world, *comm, options, std::vector<std::string>(*argv, *argv + *argc));
+  // One communicator, or one per --interleave setting, each created right after its write.
+  std::vector<std::unique_ptr<Communicator>> comms;
+  std::vector<Communicator*> turns;
+  for (const auto& knobs : options.interleaved.empty()
+                               ? std::vector<std::map<std::string, std::string>>{{}}
+                               : options.interleaved) {
+    BackendOptions backend_options = options.backend_options;
+    backend_options.mpi_t_knobs = knobs;
+    comms.push_back(make_communicator(options.backend, world, backend_options));
+    turns.push_back(comms.back().get());
+  }
+  const RunContext context = gather_context(world, *comms.front(), options,
+                                            std::vector<std::string>(*argv, *argv + *argc));
   for (auto& r : reporters) r->begin(context);
 
   const double timeout_seconds = options.timeout_seconds;
@@ -88,12 +99,22 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
     // The test-only hang hits the last op, so tests can see that finished records survive.
     policy.hang_rank = i + 1 == plan.size() ? options.policy.hang_rank : -1;
     g_current_step = describe(c, nranks);
-    watchdog.arm(options.policy.sync_timeout, g_current_step);
-    const Measurement m = measure(*comm, world, c, policy);
+    // Interleaved settings share one step: its limit grows with their number.
+    watchdog.arm(options.policy.sync_timeout * static_cast<int>(turns.size()), g_current_step);
+    std::vector<Measurement> results =
+        turns.size() == 1 ? std::vector<Measurement>{measure(*turns[0], world, c, policy)}
+                          : measure_interleaved(turns, world, c, policy);
     watchdog.disarm();
     g_current_step.clear();
-    for (auto& r : reporters) r->add(m);
-    wrong += m.wrong.value_or(0);
+    for (std::size_t k = 0; k < options.interleaved.size(); ++k) {
+      for (const auto& [knob, value] : options.interleaved[k]) {
+        results[k].in_process_knobs["OMPI_MCA_" + knob] = value;
+      }
+    }
+    for (const Measurement& m : results) {
+      for (auto& r : reporters) r->add(m);
+      wrong += m.wrong.value_or(0);
+    }
   }
   for (auto& r : reporters) r->end();
   return wrong > 0 ? kExitWrong : 0;

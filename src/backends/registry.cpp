@@ -27,13 +27,13 @@ std::vector<std::string> built_backends() {
 std::unique_ptr<Communicator> make_communicator(const std::string& backend, MpiWorld& world,
                                                 const BackendOptions& options) {
 #ifdef COLLTUNE_HAVE_MPI
-  if (backend == "mpi") return std::make_unique<MpiCommunicator>(world);
+  if (backend == "mpi") return std::make_unique<MpiCommunicator>(world, options);
 #endif
 #ifdef COLLTUNE_HAVE_NCCL
   if (backend == "nccl") return std::make_unique<NcclCommunicator>(world, options);
-#else
-  (void)options;
 #endif
+  (void)world;
+  (void)options;
   throw ConfigError(fmt::format("--backend: '{}' is not built into this colltune; allowed: {}",
                                 backend, fmt::join(built_backends(), " ")));
 }

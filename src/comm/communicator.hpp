@@ -41,6 +41,9 @@ struct BackendOptions {
   int min_ctas = -1;
   int max_ctas = -1;
   std::string net_name;
+  // MPI backend: MPI_T control variables (MCA name -> integer text) written before its
+  // communicator is created; --interleave makes one communicator per combination.
+  std::map<std::string, std::string> mpi_t_knobs;
 };
 
 struct DeviceInfo {

@@ -32,6 +32,9 @@ struct Measurement {
   std::optional<std::uint64_t> wrong;   // summed over ranks; nullopt when not checked
   int ops_per_sample = 0;
   std::size_t buffer_sets = 1;  // >1 when rotating for cold cache
+  // --interleave: the knobs (OMPI_MCA_<name> -> value) its communicator was created under;
+  // empty when the run measured one configuration.
+  std::map<std::string, std::string> in_process_knobs;
 };
 
 struct RankPlacement {

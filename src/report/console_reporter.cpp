@@ -82,13 +82,18 @@ void ConsoleReporter::add(const Measurement& m) {
     checked_ = true;
     wrong_total_ += *m.wrong;
   }
+  const auto waiting = pending_.find(m.in_process_knobs);
   if (!m.coll.in_place) {
-    if (pending_) print_row(*pending_, std::nullopt);
-    pending_ = m;
+    if (waiting != pending_.end()) print_row(waiting->second, std::nullopt);
+    pending_.insert_or_assign(m.in_process_knobs, m);
     return;
   }
-  print_row(pending_, m);
-  pending_.reset();
+  if (waiting == pending_.end()) {
+    print_row(std::nullopt, m);
+    return;
+  }
+  print_row(waiting->second, m);
+  pending_.erase(waiting);
 }
 
 void ConsoleReporter::print_row(const std::optional<Measurement>& oop,
@@ -99,16 +104,22 @@ void ConsoleReporter::print_row(const std::optional<Measurement>& oop,
   };
   const bool flag = (oop && noisy(*oop)) || (ip && noisy(*ip));
   noisy_in_table_ = noisy_in_table_ || flag;
-  fmt::print(out_, " {:>11} {:>13} {:>9} {:>7} {:>6}  {}   {}{}\n", any.bytes,
+  std::vector<std::string> knobs;  // --interleave: which setting the row measured
+  for (const auto& [knob, value] : any.in_process_knobs) {
+    knobs.push_back(
+        fmt::format("{}={}", knob.starts_with("OMPI_MCA_") ? knob.substr(9) : knob, value));
+  }
+  fmt::print(out_, " {:>11} {:>13} {:>9} {:>7} {:>6}  {}   {}{}{}\n", any.bytes,
              any.bytes / element_bytes(any.coll.dtype), name(any.coll.dtype), name(any.coll.op),
-             root_text(any.coll), half(oop), half(ip), flag ? " ~" : "");
+             root_text(any.coll), half(oop), half(ip), flag ? " ~" : "",
+             knobs.empty() ? "" : fmt::format("  [{}]", fmt::join(knobs, " ")));
   std::fflush(out_);
 }
 
 void ConsoleReporter::close_table() {
   if (!table_) return;
-  if (pending_) print_row(pending_, std::nullopt);
-  pending_.reset();
+  for (const auto& [knobs, oop] : pending_) print_row(oop, std::nullopt);
+  pending_.clear();
   for (const auto& [what, why] : skips_) fmt::print(out_, "# skipped {}: {}\n", what, why);
   if (noisy_in_table_) {
     fmt::print(out_,

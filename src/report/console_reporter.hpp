@@ -2,6 +2,7 @@
 // The nccl-tests-like table on rank 0's standard output.
 
 #include <cstdio>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -24,8 +25,10 @@ class ConsoleReporter : public Reporter {
                  const std::optional<Measurement>& in_place);
   void close_table();
   std::FILE* out_;
-  std::optional<Measurement> pending_;  // out-of-place half of the row being printed
-  std::optional<CollKind> table_;       // collective of the open table
+  // Out-of-place halves waiting for their in-place half, by in_process_knobs (--interleave
+  // measures the settings in turns, so several wait at once).
+  std::map<std::map<std::string, std::string>, Measurement> pending_;
+  std::optional<CollKind> table_;                        // collective of the open table
   std::set<std::pair<std::string, std::string>> skips_;  // (what, why) of the open table
   bool noisy_in_table_ = false;
   double busbw_sum_ = 0;

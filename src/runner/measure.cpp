@@ -1,6 +1,7 @@
 #include "runner/measure.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <thread>
 
 #include "core/bandwidth.hpp"
@@ -45,56 +46,86 @@ std::size_t rotation_sets(std::uint64_t set_bytes, const RunPolicy& policy) {
   return static_cast<std::size_t>(std::clamp<std::uint64_t>(sets, 1, 4096));
 }
 
-Measurement measure(Communicator& comm, const MpiWorld& world, const Collective& c,
-                    const RunPolicy& policy) {
+Measurer::Measurer(Communicator& comm, const MpiWorld& world, const Collective& c,
+                   const RunPolicy& policy)
+    : comm_(comm), world_(world), policy_(policy) {
   const int nranks = comm.nranks();
-  Measurement m;
-  m.coll = c;
-  m.nranks = nranks;
-  m.bytes = op_bytes(c, nranks);
-  m.ops_per_sample = policy.iters;
+  m_.coll = c;
+  m_.nranks = nranks;
+  m_.bytes = op_bytes(c, nranks);
+  m_.ops_per_sample = policy.iters;
   if (auto reason = comm.unsupported(c)) {
-    m.skipped = std::move(reason);
-    return m;
+    m_.skipped = std::move(reason);
+    return;
   }
   const BufferCounts counts = buffer_counts(c, nranks);
   const std::uint64_t set_bytes = (counts.send + counts.recv) * element_bytes(c.dtype);
-  m.buffer_sets = rotation_sets(set_bytes, policy);
-  auto buffers = comm.allocate(c, m.buffer_sets);
+  m_.buffer_sets = rotation_sets(set_bytes, policy);
+  buffers_ = comm.allocate(c, m_.buffer_sets);
 
   if (world.rank() == policy.hang_rank) {
     for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
   }
-  comm.launch(c, *buffers, policy.warmup_iters);
+  comm.launch(c, *buffers_, policy.warmup_iters);
   comm.synchronize(policy.sync_timeout);
   const bool batch = policy.timing == TimingMode::kBatch;
-  comm.prepare(c, *buffers, batch ? policy.iters : 1,
+  comm.prepare(c, *buffers_, batch ? policy.iters : 1,
                batch ? policy.repetitions : policy.repetitions * policy.iters);
+  m_.samples_seconds.reserve(static_cast<std::size_t>(policy.repetitions));
+}
 
-  m.samples_seconds.reserve(static_cast<std::size_t>(policy.repetitions));
-  for (int r = 0; r < policy.repetitions; ++r) {
-    m.samples_seconds.push_back(op_seconds(c, timed_batch(comm, world, c, *buffers, policy)));
-  }
+void Measurer::take_sample() {
+  if (m_.skipped) return;
+  m_.samples_seconds.push_back(
+      op_seconds(m_.coll, timed_batch(comm_, world_, m_.coll, *buffers_, policy_)));
+}
+
+Measurement Measurer::finish() {
+  if (m_.skipped) return m_;
+  const Collective& c = m_.coll;
   // One reduction after timing, so no sample waits on another's bookkeeping.
-  world.max_over_ranks(m.samples_seconds);
-  m.summary = summarize(m.samples_seconds);
-  m.at_median = bandwidth(c, nranks, m.summary.median);
+  world_.max_over_ranks(m_.samples_seconds);
+  m_.summary = summarize(m_.samples_seconds);
+  m_.at_median = bandwidth(c, m_.nranks, m_.summary.median);
 
-  if (policy.check_rounds > 0) {
-    const Pattern pattern(policy.seed, c.dtype, is_reduction(c.kind) ? c.op : ReduceOp::kNone,
-                          nranks);
+  if (policy_.check_rounds > 0) {
+    const Pattern pattern(policy_.seed, c.dtype, is_reduction(c.kind) ? c.op : ReduceOp::kNone,
+                          m_.nranks);
     std::uint64_t wrong = 0;
-    for (int round = 0; round < policy.check_rounds; ++round) {
-      comm.fill(c, *buffers, pattern);
-      comm.prepare(c, *buffers, 1, 1);  // the checked op runs as the timed ones do (-G)
-      world.barrier();
-      comm.launch(c, *buffers, 1);
-      comm.synchronize(policy.sync_timeout);
-      wrong += comm.check(c, *buffers, pattern, policy.corrupt_one);
+    for (int round = 0; round < policy_.check_rounds; ++round) {
+      comm_.fill(c, *buffers_, pattern);
+      comm_.prepare(c, *buffers_, 1, 1);  // the checked op runs as the timed ones do (-G)
+      world_.barrier();
+      comm_.launch(c, *buffers_, 1);
+      comm_.synchronize(policy_.sync_timeout);
+      wrong += comm_.check(c, *buffers_, pattern, policy_.corrupt_one);
     }
-    m.wrong = world.sum_over_ranks(wrong);
+    m_.wrong = world_.sum_over_ranks(wrong);
   }
-  return m;
+  return m_;
+}
+
+Measurement measure(Communicator& comm, const MpiWorld& world, const Collective& c,
+                    const RunPolicy& policy) {
+  Measurer measurer(comm, world, c, policy);
+  for (int r = 0; r < policy.repetitions; ++r) measurer.take_sample();
+  return measurer.finish();
+}
+
+std::vector<Measurement> measure_interleaved(const std::vector<Communicator*>& comms,
+                                             const MpiWorld& world, const Collective& c,
+                                             const RunPolicy& policy) {
+  std::vector<std::unique_ptr<Measurer>> measurers;
+  for (Communicator* comm : comms) {
+    measurers.push_back(std::make_unique<Measurer>(*comm, world, c, policy));
+  }
+  // Samples in turns (A B C, A B C): drift over the run then hits every communicator alike.
+  for (int r = 0; r < policy.repetitions; ++r) {
+    for (auto& measurer : measurers) measurer->take_sample();
+  }
+  std::vector<Measurement> out;
+  for (auto& measurer : measurers) out.push_back(measurer->finish());
+  return out;
 }
 
 }  // namespace colltune

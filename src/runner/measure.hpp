@@ -4,6 +4,8 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 #include "comm/communicator.hpp"
 #include "comm/mpi_world.hpp"
@@ -28,9 +30,32 @@ struct RunPolicy {
 // Buffer sets to rotate so that `footprint_bytes` of distinct memory is touched per cycle.
 std::size_t rotation_sets(std::uint64_t set_bytes, const RunPolicy& policy);
 
+// One collective on one communicator, a sample at a time, so that several communicators can
+// take turns. Every process makes the same calls in the same order. Holds the buffers.
+class Measurer {
+ public:
+  // Allocates, warms up and prepares (-G), unless comm.unsupported(c) makes it a skip.
+  Measurer(Communicator& comm, const MpiWorld& world, const Collective& c, const RunPolicy& policy);
+  void take_sample();    // one timed batch: one op's time, this rank's view
+  Measurement finish();  // max over ranks, statistics, validation rounds; call once
+
+ private:
+  Communicator& comm_;
+  const MpiWorld& world_;
+  const RunPolicy policy_;
+  Measurement m_;
+  std::unique_ptr<Buffers> buffers_;
+};
+
 // Every process calls it with the same arguments; returns the same Measurement on every one.
 // Sizes and formulas use comm.nranks() (processes x GPUs each), barriers and maxima `world`.
 Measurement measure(Communicator& comm, const MpiWorld& world, const Collective& c,
                     const RunPolicy& policy);
+
+// The same collective on each communicator, warmed up alike, samples taken in turns (A B C,
+// A B C); one Measurement per communicator, in their order. Every process calls it alike.
+std::vector<Measurement> measure_interleaved(const std::vector<Communicator*>& comms,
+                                             const MpiWorld& world, const Collective& c,
+                                             const RunPolicy& policy);
 
 }  // namespace colltune

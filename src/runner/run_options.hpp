@@ -3,6 +3,7 @@
 // communication, so a bad flag stops every rank the same way.
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,9 @@ struct RunOptions {
   bool in_place = true;
   RunPolicy policy;
   BackendOptions backend_options;
+  // --interleave: the settings (MCA name -> integer text) to measure side by side, one
+  // communicator each, as the product of the flags' values; empty without the flag.
+  std::vector<std::map<std::string, std::string>> interleaved;
   double timeout_seconds = 300;
   std::string json_path;  // empty: no JSONL
   bool help = false;

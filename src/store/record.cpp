@@ -71,6 +71,7 @@ nlohmann::json to_json(const Measurement& m) {
       {"wrong", m.wrong ? nlohmann::json(*m.wrong) : nullptr},
       {"samples_seconds", m.samples_seconds},
       {"bus_factor", bus_factor(m.coll.kind, m.nranks)},
+      {"in_process_knobs", m.in_process_knobs},
   };
   if (!m.skipped) {
     j["stats_seconds"] = {{"n", s.n},

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+#include <vector>
+
 #include "core/errors.hpp"
 
 namespace colltune {
@@ -121,6 +125,42 @@ TEST(RunOptions, RootMustBeARank) {
   }
   // A root is irrelevant to collectives without one.
   EXPECT_NO_THROW(check_against_world(parse_run_options({"-r", "9"}), 2));
+}
+
+TEST(RunOptions, InterleaveIsTheProductInFlagOrder) {
+  const RunOptions o =
+      parse_run_options({"--interleave", "OMPI_MCA_coll_tuned_allreduce_algorithm=4,1,4",
+                         "--interleave", "coll_tuned_allreduce_algorithm_segmentsize=0,08192"});
+  using Knobs = std::map<std::string, std::string>;
+  const std::vector<Knobs> expected{{{"coll_tuned_allreduce_algorithm", "4"},
+                                     {"coll_tuned_allreduce_algorithm_segmentsize", "0"}},
+                                    {{"coll_tuned_allreduce_algorithm", "4"},
+                                     {"coll_tuned_allreduce_algorithm_segmentsize", "8192"}},
+                                    {{"coll_tuned_allreduce_algorithm", "1"},
+                                     {"coll_tuned_allreduce_algorithm_segmentsize", "0"}},
+                                    {{"coll_tuned_allreduce_algorithm", "1"},
+                                     {"coll_tuned_allreduce_algorithm_segmentsize", "8192"}}};
+  EXPECT_EQ(o.interleaved, expected);
+  EXPECT_TRUE(parse_run_options({}).interleaved.empty());
+}
+
+TEST(RunOptions, InterleaveRejectsWhatMpiTCannotTake) {
+  EXPECT_EQ(
+      error_of({"--interleave", "coll_tuned_allreduce_algorithm"}),
+      "--interleave: 'coll_tuned_allreduce_algorithm' is not NAME=V1,V2,...; allowed: an "
+      "Open MPI parameter and its integer values, such as coll_tuned_allreduce_algorithm=1,2,4");
+  EXPECT_EQ(error_of({"--interleave", "Coll_Tuned=1"}).substr(0, 30),
+            "--interleave: 'Coll_Tuned=1' i");
+  EXPECT_EQ(error_of({"--interleave", "coll_tuned_allreduce_algorithm=1,ring"}),
+            "--interleave coll_tuned_allreduce_algorithm: 'ring' is not allowed; allowed: an "
+            "integer from -2147483648 to 2147483647");
+  EXPECT_EQ(error_of({"--interleave", "a=1", "--interleave", "OMPI_MCA_a=2"}),
+            "--interleave: a is given twice; allowed: once per name");
+  EXPECT_EQ(error_of({"--interleave", "a=1,2,3,4,5,6,7,8,9", "--interleave", "b=1,2,3,4,5,6,7,8"}),
+            "--interleave: 72 combinations; allowed: at most 64 in one launch (use a sweep)");
+  EXPECT_EQ(error_of({"--backend", "nccl", "--interleave", "a=1"}),
+            "--interleave: switches Open MPI parameters through MPI_T; allowed: with --backend "
+            "mpi, not nccl");
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <exception>
 #include <vector>
 
+#include "backends/mpi/mpi_tool_knobs.hpp"
 #include "core/errors.hpp"
 #include "core/validation.hpp"
 
@@ -114,8 +115,9 @@ struct MpiCommunicator::Impl {
   int ack = 0;
 };
 
-MpiCommunicator::MpiCommunicator(const MpiWorld& world)
+MpiCommunicator::MpiCommunicator(const MpiWorld& world, const BackendOptions& options)
     : impl_(std::make_unique<Impl>()), rank_(world.rank()), size_(world.size()) {
+  write_mpi_t_knobs(options.mpi_t_knobs);
   COLLTUNE_MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &impl_->comm));
   MPI_Comm_set_errhandler(impl_->comm, MPI_ERRORS_RETURN);
 }

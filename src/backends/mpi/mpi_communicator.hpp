@@ -8,8 +8,9 @@ namespace colltune {
 
 class MpiCommunicator : public Communicator {
  public:
-  // Duplicates MPI_COMM_WORLD so measured traffic never mixes with the runner's own.
-  explicit MpiCommunicator(const MpiWorld& world);
+  // Duplicates MPI_COMM_WORLD so measured traffic never mixes with the runner's own, after
+  // writing options.mpi_t_knobs (--interleave) so that the duplicate uses them. Collective.
+  MpiCommunicator(const MpiWorld& world, const BackendOptions& options);
   ~MpiCommunicator() override;
 
   std::string backend() const override { return "mpi"; }

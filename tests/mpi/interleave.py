@@ -1,0 +1,62 @@
+"""colltune run --interleave: every Open MPI allreduce algorithm measured in one launch, each on
+its own communicator, validated and recorded with its setting; bad settings are one line, exit 2
+and no file. tests/mpi/mpi_t_premise.cpp checks that the switch reaches the algorithm."""
+import os
+import subprocess
+
+import harness
+from harness import check
+
+args = harness.parse_args()
+algorithms = ["1", "2", "3", "4", "5", "6"]
+
+
+def run(run_args, dynamic_rules="1"):
+    env = harness.mpi_env()
+    env["OMPI_MCA_coll_tuned_use_dynamic_rules"] = dynamic_rules
+    proc = subprocess.run(harness.mpirun_argv(args, run_args), env=env, capture_output=True,
+                          text=True, timeout=240)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+out = os.path.join(harness.workdir(), "interleave.jsonl")
+code, stdout, stderr = run(["--coll", "allreduce,alltoall", "-b", "8", "-e", "64K", "-f", "64",
+                            "-n", "3", "--repetitions", "4", "--json", out, "--interleave",
+                            "coll_tuned_allreduce_algorithm=" + ",".join(algorithms)])
+check(code == 0, f"exit {code}: {stderr[-1500:]}")
+records = harness.read_jsonl(out) if os.path.exists(out) else []
+for r in records:
+    knobs = r["in_process_knobs"]
+    check(list(knobs) == ["OMPI_MCA_coll_tuned_allreduce_algorithm"], f"knobs {knobs}")
+    check(r["wrong"] == 0 and len(r["samples_seconds"]) == 4,
+          f"{r['collective']} {r['bytes']} {knobs}: #wrong {r['wrong']}")
+# Each measured (collective, size, in-place) has one record per setting; alltoall leaves out
+# 8 B at 4 ranks (under one element per peer).
+groups = {}
+for r in records:
+    groups.setdefault((r["collective"], r["bytes"], r["in_place"]), []).append(
+        r["in_process_knobs"].get("OMPI_MCA_coll_tuned_allreduce_algorithm"))
+check(len([g for g in groups if g[0] == "allreduce"]) == 6, f"allreduce groups {sorted(groups)}")
+check(len([g for g in groups if g[0] == "alltoall"]) >= 4, f"alltoall groups {sorted(groups)}")
+for group, seen in groups.items():
+    check(sorted(seen) == algorithms, f"{group}: measured settings {seen}")
+# The console pairs each setting's out-of-place and in-place halves on one labelled row.
+rows = [line for line in stdout.splitlines() if "[coll_tuned_allreduce_algorithm=" in line]
+check(len(rows) == len(records) // 2, f"{len(rows)} labelled console rows, {len(records)} records")
+check(all(len(row.replace(" ~", "").split()) == 14 for row in rows),
+      f"a console row is not one size with both halves: {rows[:2]}")
+
+# Bad settings: one line from rank 0, exit 2, no file.
+for run_args, dynamic_rules, expected in [
+        (["--interleave", "coll_tuned_allreduce_algorithm=1,4"], "0", "use_dynamic_rules=1"),
+        (["--interleave", "no_such_parameter=1"], "1", "is not an MPI_T control variable"),
+        (["--interleave", "coll_tuned_use_dynamic_rules=1"], "1", "is read-only through MPI_T"),
+        (["--interleave", "coll_tuned_allreduce_algorithm=ring"], "1", "'ring' is not allowed")]:
+    bad = os.path.join(harness.workdir(), "bad.jsonl")
+    code, stdout, stderr = run(["-b", "8", "-e", "8", "--json", bad] + run_args, dynamic_rules)
+    lines = [line for line in stderr.splitlines() if line.startswith("colltune")]
+    check(code == 2 and len(lines) == 1 and expected in lines[0],
+          f"{run_args}: exit {code}, stderr lines {lines}")
+    check(not os.path.exists(bad) and not os.path.exists(bad + ".partial"),
+          f"{run_args}: a JSONL file was written")
+harness.finish("interleave")

@@ -71,9 +71,8 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
   // One communicator, or one per --interleave setting, each created right after its write.
   std::vector<std::unique_ptr<Communicator>> comms;
   std::vector<Communicator*> turns;
-  for (const auto& knobs : options.interleaved.empty()
-                               ? std::vector<std::map<std::string, std::string>>{{}}
-                               : options.interleaved) {
+  for (const auto& knobs :
+       options.interleaved.empty() ? std::vector<MpiTSettings>{{}} : options.interleaved) {
     BackendOptions backend_options = options.backend_options;
     backend_options.mpi_t_knobs = knobs;
     comms.push_back(make_communicator(options.backend, world, backend_options));

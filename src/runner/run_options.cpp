@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "core/errors.hpp"
+#include "core/interleave.hpp"
 #include "core/sizes.hpp"
 
 namespace colltune {
@@ -60,61 +61,6 @@ long long parse_integer_flag(const std::string& text, std::string_view flag, lon
   return value;
 }
 
-constexpr std::size_t kMaxInterleaved = 64;
-
-// "NAME=V1,V2" per flag (NAME with or without OMPI_MCA_) -> the product of the values, the
-// first flag varying slowest.
-std::vector<std::map<std::string, std::string>> parse_interleave(
-    const std::vector<std::string>& items) {
-  std::vector<std::map<std::string, std::string>> product{{}};
-  for (const std::string& item : items) {
-    const auto equals = item.find('=');
-    std::string name = item.substr(0, equals);
-    if (name.starts_with("OMPI_MCA_")) name.erase(0, 9);
-    const bool good_name = !name.empty() && std::all_of(name.begin(), name.end(), [](char ch) {
-      return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_';
-    });
-    if (equals == std::string::npos || !good_name || equals + 1 == item.size()) {
-      throw ConfigError(fmt::format(
-          "--interleave: '{}' is not NAME=V1,V2,...; allowed: an Open MPI parameter and its "
-          "integer values, such as coll_tuned_allreduce_algorithm=1,2,4",
-          item));
-    }
-    if (product.front().count(name) != 0) {
-      throw ConfigError(
-          fmt::format("--interleave: {} is given twice; allowed: once per name", name));
-    }
-    std::vector<std::string> values;
-    std::string_view rest(item);
-    rest.remove_prefix(equals + 1);
-    while (true) {
-      const std::string value(rest.substr(0, rest.find(',')));
-      const auto number =
-          parse_integer_flag(value, "--interleave " + name, -(1LL << 31), (1LL << 31) - 1);
-      const std::string canonical = std::to_string(number);
-      if (std::find(values.begin(), values.end(), canonical) == values.end()) {
-        values.push_back(canonical);
-      }
-      if (rest.find(',') == std::string_view::npos) break;
-      rest.remove_prefix(rest.find(',') + 1);
-    }
-    std::vector<std::map<std::string, std::string>> next;
-    for (const auto& partial : product) {
-      for (const std::string& value : values) {
-        next.push_back(partial);
-        next.back()[name] = value;
-      }
-    }
-    product = std::move(next);
-    if (product.size() > kMaxInterleaved) {
-      throw ConfigError(fmt::format(
-          "--interleave: {} combinations; allowed: at most {} in one launch (use a sweep)",
-          product.size(), kMaxInterleaved));
-    }
-  }
-  return items.empty() ? std::vector<std::map<std::string, std::string>>{} : product;
-}
-
 }  // namespace
 
 RunOptions parse_run_options(const std::vector<std::string>& args) {
@@ -152,8 +98,9 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   app.add_option("--min-ctas", bo.min_ctas)->check(CLI::Range(1, 64));
   app.add_option("--max-ctas", bo.max_ctas)->check(CLI::Range(1, 64));
   app.add_option("--net-name", bo.net_name);
-  std::vector<std::string> interleave;
+  std::vector<std::string> interleave, interleave_sets;
   app.add_option("--interleave", interleave)->allow_extra_args(false);
+  app.add_option("--interleave-set", interleave_sets)->allow_extra_args(false);
   app.add_option("--json", o.json_path);
   app.add_option("--timeout", timeout);
   app.add_flag("--test-corrupt", o.policy.corrupt_one)->group("");
@@ -241,7 +188,7 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
     policy.iters *= bo.aggregate;
     policy.warmup_iters *= bo.aggregate;
   }
-  o.interleaved = parse_interleave(interleave);
+  o.interleaved = parse_interleave(interleave, interleave_sets);
   if (!o.interleaved.empty() && o.backend != "mpi") {
     throw ConfigError(fmt::format(
         "--interleave: switches Open MPI parameters through MPI_T; allowed: with --backend mpi, "
@@ -310,8 +257,12 @@ MPI backend:
                           measure each value of an Open MPI parameter in this one launch, on
                           a communicator created after writing it through MPI_T, samples taken
                           in turns (A B C, A B C) so drift hits all alike; repeat the flag for
-                          a product (at most 64). coll_tuned_<coll>_algorithm needs
+                          a product (at most 64). A value may be default: the one the job
+                          was launched with. coll_tuned_<coll>_algorithm needs
                           OMPI_MCA_coll_tuned_use_dynamic_rules=1 at launch
+  --interleave-set 'NAME=V NAME2=V2'
+                          one setting to measure so, per flag (what colltune sweep passes for
+                          a spec's interleave: axes); instead of --interleave
 
   --json FILE             one JSON record per (collective, size, in-place), with raw samples
   --timeout SECONDS       limit per measured size; a hang aborts the job (default 300, 0 = off)

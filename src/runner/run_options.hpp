@@ -9,6 +9,7 @@
 
 #include "comm/communicator.hpp"
 #include "core/collective.hpp"
+#include "core/interleave.hpp"
 #include "runner/measure.hpp"
 
 namespace colltune {
@@ -34,7 +35,7 @@ struct RunOptions {
   BackendOptions backend_options;
   // --interleave: the settings (MCA name -> integer text) to measure side by side, one
   // communicator each, as the product of the flags' values; empty without the flag.
-  std::vector<std::map<std::string, std::string>> interleaved;
+  std::vector<MpiTSettings> interleaved;
   double timeout_seconds = 300;
   std::string json_path;  // empty: no JSONL
   bool help = false;

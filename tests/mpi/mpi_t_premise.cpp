@@ -1,9 +1,10 @@
 // The premise of `colltune run --interleave`, checked on the Open MPI at hand: an allreduce
 // algorithm written through MPI_T holds for a communicator duplicated afterwards, and only for
-// it. Run with 4 ranks and OMPI_MCA_coll_tuned_use_dynamic_rules=1. The inputs make the sum depend
-// on the order of additions (1e16 + 1 rounds back to 1e16), so algorithms that add in other
-// orders give other results. Exit 0 when some algorithm's result differs from another's on the
-// duplicates while MPI_COMM_WORLD's stays the same; 1 otherwise.
+// it, and writing the launch value back restores the launch behaviour. Run with 4 ranks and
+// OMPI_MCA_coll_tuned_use_dynamic_rules=1. The inputs make the sum depend on the order of additions
+// (1e16 + 1 rounds back to 1e16), so algorithms that add in other orders give other results. Exit 0
+// when some algorithm's result differs from another's on the duplicates while MPI_COMM_WORLD's
+// stays the same and the launch value restores its result.
 #include <mpi.h>
 
 #include <cstdio>
@@ -32,25 +33,40 @@ int main(int argc, char** argv) {
   MPI_T_cvar_handle handle = nullptr;
   MPI_T_cvar_handle_alloc(index, nullptr, &handle, &count);
   const double world_before = order_sensitive_sum(MPI_COMM_WORLD, rank);
-  std::set<double> on_duplicates;
-  for (int algorithm = 1; algorithm <= 6; ++algorithm) {
-    MPI_T_cvar_write(handle, &algorithm);
+  int launch_value = 0;
+  MPI_T_cvar_read(handle, &launch_value);
+  const auto sum_on_new_communicator = [&] {
     MPI_Comm dup = MPI_COMM_NULL;
     MPI_Comm_dup(MPI_COMM_WORLD, &dup);
     const double sum = order_sensitive_sum(dup, rank);
-    on_duplicates.insert(sum);
-    if (rank == 0) std::printf("algorithm %d on a new communicator: %g\n", algorithm, sum);
     MPI_Comm_free(&dup);
+    return sum;
+  };
+  const double launched = sum_on_new_communicator();
+  std::set<double> on_duplicates;
+  int unlike_launch = 0;  // an algorithm whose result differs from the launch behaviour's
+  for (int algorithm = 1; algorithm <= 6; ++algorithm) {
+    MPI_T_cvar_write(handle, &algorithm);
+    const double sum = sum_on_new_communicator();
+    on_duplicates.insert(sum);
+    if (sum != launched) unlike_launch = algorithm;
+    if (rank == 0) std::printf("algorithm %d on a new communicator: %g\n", algorithm, sum);
   }
+  // colltune's "default": the launch value written after another gives the launch behaviour back.
+  MPI_T_cvar_write(handle, &unlike_launch);
+  MPI_T_cvar_write(handle, &launch_value);
+  const double restored = sum_on_new_communicator();
   const double world_after = order_sensitive_sum(MPI_COMM_WORLD, rank);
   MPI_T_cvar_handle_free(&handle);
   MPI_T_finalize();
   const bool switched = on_duplicates.size() > 1;
   const bool world_kept = world_before == world_after;
   if (rank == 0) {
-    std::printf("distinct results on new communicators: %zu (want > 1); MPI_COMM_WORLD %g then %g\n",
-                on_duplicates.size(), world_before, world_after);
+    std::printf(
+        "distinct results on new communicators: %zu (want > 1); MPI_COMM_WORLD %g then %g; launch "
+        "value %d: %g, written back: %g\n",
+        on_duplicates.size(), world_before, world_after, launch_value, launched, restored);
   }
   MPI_Finalize();
-  return switched && world_kept ? 0 : 1;
+  return switched && world_kept && unlike_launch != 0 && restored == launched ? 0 : 1;
 }

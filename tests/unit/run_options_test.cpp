@@ -129,19 +129,31 @@ TEST(RunOptions, RootMustBeARank) {
 
 TEST(RunOptions, InterleaveIsTheProductInFlagOrder) {
   const RunOptions o =
-      parse_run_options({"--interleave", "OMPI_MCA_coll_tuned_allreduce_algorithm=4,1,4",
+      parse_run_options({"--interleave", "OMPI_MCA_coll_tuned_allreduce_algorithm=4,default,4",
                          "--interleave", "coll_tuned_allreduce_algorithm_segmentsize=0,08192"});
-  using Knobs = std::map<std::string, std::string>;
-  const std::vector<Knobs> expected{{{"coll_tuned_allreduce_algorithm", "4"},
-                                     {"coll_tuned_allreduce_algorithm_segmentsize", "0"}},
-                                    {{"coll_tuned_allreduce_algorithm", "4"},
-                                     {"coll_tuned_allreduce_algorithm_segmentsize", "8192"}},
-                                    {{"coll_tuned_allreduce_algorithm", "1"},
-                                     {"coll_tuned_allreduce_algorithm_segmentsize", "0"}},
-                                    {{"coll_tuned_allreduce_algorithm", "1"},
-                                     {"coll_tuned_allreduce_algorithm_segmentsize", "8192"}}};
+  const std::vector<MpiTSettings> expected{
+      {{"coll_tuned_allreduce_algorithm", "4"},
+       {"coll_tuned_allreduce_algorithm_segmentsize", "0"}},
+      {{"coll_tuned_allreduce_algorithm", "4"},
+       {"coll_tuned_allreduce_algorithm_segmentsize", "8192"}},
+      {{"coll_tuned_allreduce_algorithm", "default"},
+       {"coll_tuned_allreduce_algorithm_segmentsize", "0"}},
+      {{"coll_tuned_allreduce_algorithm", "default"},
+       {"coll_tuned_allreduce_algorithm_segmentsize", "8192"}}};
   EXPECT_EQ(o.interleaved, expected);
   EXPECT_TRUE(parse_run_options({}).interleaved.empty());
+}
+
+TEST(RunOptions, InterleaveSetsAreTakenOneEachWithDefaultsFilledIn) {
+  const RunOptions o = parse_run_options(
+      {"--interleave-set", "OMPI_MCA_coll_tuned_allreduce_algorithm=default", "--interleave-set",
+       "coll_tuned_allreduce_algorithm=3", "--interleave-set",
+       "coll_tuned_alltoall_algorithm=2  coll_tuned_allreduce_algorithm=default"});
+  const std::vector<MpiTSettings> expected{
+      {{"coll_tuned_allreduce_algorithm", "default"}, {"coll_tuned_alltoall_algorithm", "default"}},
+      {{"coll_tuned_allreduce_algorithm", "3"}, {"coll_tuned_alltoall_algorithm", "default"}},
+      {{"coll_tuned_allreduce_algorithm", "default"}, {"coll_tuned_alltoall_algorithm", "2"}}};
+  EXPECT_EQ(o.interleaved, expected);
 }
 
 TEST(RunOptions, InterleaveRejectsWhatMpiTCannotTake) {
@@ -152,15 +164,34 @@ TEST(RunOptions, InterleaveRejectsWhatMpiTCannotTake) {
   EXPECT_EQ(error_of({"--interleave", "Coll_Tuned=1"}).substr(0, 30),
             "--interleave: 'Coll_Tuned=1' i");
   EXPECT_EQ(error_of({"--interleave", "coll_tuned_allreduce_algorithm=1,ring"}),
-            "--interleave coll_tuned_allreduce_algorithm: 'ring' is not allowed; allowed: an "
-            "integer from -2147483648 to 2147483647");
+            "--interleave coll_tuned_allreduce_algorithm: 'ring' is not allowed; allowed: a 32-bit "
+            "integer, or default (the launch value)");
   EXPECT_EQ(error_of({"--interleave", "a=1", "--interleave", "OMPI_MCA_a=2"}),
             "--interleave: a is given twice; allowed: once per name");
   EXPECT_EQ(error_of({"--interleave", "a=1,2,3,4,5,6,7,8,9", "--interleave", "b=1,2,3,4,5,6,7,8"}),
-            "--interleave: 72 combinations; allowed: at most 64 in one launch (use a sweep)");
+            "--interleave: 72 settings; allowed: at most 64 in one launch (use a sweep)");
+  EXPECT_EQ(error_of({"--interleave-set", "a=1", "--interleave-set", "a=01"}),
+            "--interleave-set: 'a=01' is given twice; allowed: once each");
+  EXPECT_EQ(error_of({"--interleave-set", "a=1 a=2"}),
+            "--interleave-set: 'a=1 a=2' is not NAME=V NAME2=V2 ...; allowed: Open MPI "
+            "parameters, each once, with an integer or default");
+  EXPECT_EQ(error_of({"--interleave-set", " "}),
+            "--interleave-set: ' ' names no parameter; allowed: NAME=V NAME2=V2 ...");
+  EXPECT_EQ(error_of({"--interleave", "a=1", "--interleave-set", "a=2"}),
+            "--interleave-set: given with --interleave; allowed: one of the two (the product of "
+            "axes, or explicit settings)");
   EXPECT_EQ(error_of({"--backend", "nccl", "--interleave", "a=1"}),
             "--interleave: switches Open MPI parameters through MPI_T; allowed: with --backend "
             "mpi, not nccl");
+}
+
+TEST(Interleave, CanonicalValues) {
+  EXPECT_EQ(canonical_mpi_t_value("007"), "7");
+  EXPECT_EQ(canonical_mpi_t_value("-3"), "-3");
+  EXPECT_EQ(canonical_mpi_t_value("default"), "default");
+  EXPECT_EQ(canonical_mpi_t_value("2147483648"), std::nullopt);
+  EXPECT_EQ(canonical_mpi_t_value("1.5"), std::nullopt);
+  EXPECT_EQ(canonical_mpi_t_value(""), std::nullopt);
 }
 
 }  // namespace

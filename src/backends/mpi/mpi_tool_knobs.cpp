@@ -102,7 +102,10 @@ void write_mpi_t_knobs(const std::map<std::string, std::string>& knobs) {
           name));
     }
     if (name.starts_with("coll_tuned_")) require_dynamic_rules(name);
-    const int value = std::stoi(text);  // the option parser checked it is an int
+    // The value at first contact is the launch value, which "default" restores.
+    static std::map<std::string, int> launch_values;
+    const auto launched = launch_values.try_emplace(name, read_variable<int>(v, name)).first;
+    const int value = text == "default" ? launched->second : std::stoi(text);
     MPI_T_cvar_handle handle = nullptr;
     int count = 0;
     check_tool(MPI_T_cvar_handle_alloc(v.index, nullptr, &handle, &count),

@@ -8,7 +8,8 @@
 
 namespace colltune {
 
-// Writes each control variable (MCA name without OMPI_MCA_ -> integer text) and reads it back.
+// Writes each control variable (MCA name without OMPI_MCA_ -> integer text, or "default" for the
+// value it had when this process first wrote it) and reads it back.
 // Every rank calls it with the same knobs, after MPI_Init. Throws ConfigError (the same on every
 // rank) when a name is not an integer control variable writable at run time, or when a
 // coll_tuned_ knob is given without OMPI_MCA_coll_tuned_use_dynamic_rules=1 at launch (that one

@@ -16,6 +16,7 @@
 #include "store/manifest.hpp"
 #include "sweep/driver.hpp"
 #include "sweep/expand.hpp"
+#include "sweep/groups.hpp"
 #include "sweep/launch.hpp"
 #include "sweep/spec.hpp"
 #include "topo/gpu_probe.hpp"
@@ -63,14 +64,21 @@ std::string self_path() {
 
 void print_dry_run(const SweepSpec& spec, const std::vector<Point>& points,
                    const std::string& colltune) {
+  const auto groups = launch_groups(spec, points);
   std::size_t k = 0;
-  const std::size_t total = points.size() * static_cast<std::size_t>(spec.repetitions);
+  const std::size_t total = groups.size() * static_cast<std::size_t>(spec.repetitions);
   for (int round = 1; round <= spec.repetitions; ++round) {
-    for (const Point& p : points) {
-      const Launch launch =
-          build_launch(spec, p, colltune, "results/<sweep-id>/" + launch_records_path(p.id, round));
-      fmt::print("# [{}/{}] point {} round {}{}: {}\n", ++k, total, p.id, round,
-                 p.baseline ? " (baseline)" : "", p.label);
+    for (const auto& group : groups) {
+      std::vector<const Point*> members;
+      for (std::size_t i : group) members.push_back(&points[i]);
+      const Point& p = *members.front();
+      const Launch launch = build_group_launch(
+          spec, members, colltune, "results/<sweep-id>/" + launch_records_path(p.id, round));
+      ++k;
+      for (const Point* m : members) {
+        fmt::print("# [{}/{}] point {} round {}{}: {}\n", k, total, m->id, round,
+                   m->baseline ? " (baseline)" : "", m->label);
+      }
       std::vector<std::string> words;
       for (const auto& [key, value] : launch.env) words.push_back(key + "=" + shell_quote(value));
       for (const auto& arg : launch.argv) words.push_back(shell_quote(arg));
@@ -174,6 +182,20 @@ int sweep_command(const std::vector<std::string>& args) {
   }
   const std::string colltune = spec.colltune_path.empty() ? self_path() : spec.colltune_path;
   for (const Point& p : points) build_launch(spec, p, colltune, "check.jsonl");  // throws early
+  if (!spec.interleave.empty()) {
+    // The settings a group passes must pass `colltune run` as well (at most 64 per launch).
+    for (const auto& group : launch_groups(spec, points)) {
+      std::vector<const Point*> members;
+      for (std::size_t i : group) members.push_back(&points[i]);
+      const Launch launch = build_group_launch(spec, members, colltune, "check.jsonl");
+      const auto run = std::find(launch.argv.begin(), launch.argv.end(), "run");
+      try {
+        parse_run_options(std::vector<std::string>(run + 1, launch.argv.end()));
+      } catch (const ConfigError& e) {
+        throw ConfigError(fmt::format("{}: interleave: {}", source, e.what()));
+      }
+    }
+  }
 
   if (a.emit_sbatch) {
     const std::string spec_arg =

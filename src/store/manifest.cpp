@@ -34,7 +34,8 @@ nlohmann::json to_json(const Manifest& m) {
                         {"log", launch_log_path(l.point_id, l.round)},
                         {"argv", l.argv},
                         {"tail", l.tail},
-                        {"warnings", l.warnings}});
+                        {"warnings", l.warnings},
+                        {"together", l.together}});
   }
   return {{"schema_version", m.schema_version},
           {"sweep_id", m.sweep_id},
@@ -77,6 +78,7 @@ Manifest manifest_from_json(const nlohmann::json& j, const std::string& path) {
       e.argv = l.at("argv").get<std::vector<std::string>>();
       e.tail = l.at("tail").get<std::vector<std::string>>();
       e.warnings = l.value("warnings", std::vector<std::string>{});
+      e.together = l.value("together", std::vector<std::string>{});
       m.launches.push_back(std::move(e));
     }
   } catch (const nlohmann::json::exception& e) {

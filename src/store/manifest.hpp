@@ -33,6 +33,7 @@ struct LaunchEntry {
   std::vector<std::string> argv;
   std::vector<std::string> tail;      // last lines of the log when it failed or timed out
   std::vector<std::string> warnings;  // placement and health checks that failed
+  std::vector<std::string> together;  // the other points measured in the same launch
 };
 
 struct Manifest {

@@ -8,12 +8,14 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "core/errors.hpp"
 #include "core/placement_check.hpp"
 #include "core/timestamp.hpp"
 #include "store/manifest.hpp"
 #include "store/record.hpp"
+#include "sweep/groups.hpp"
 #include "sweep/launch.hpp"
 #include "sweep/supervisor.hpp"
 
@@ -61,9 +63,9 @@ class Progress {
                finished_ > 0 ? clock_text(std::max(eta, 0.0)) : "--:--");
     std::fflush(out_);
   }
-  void finished(const LaunchOutcome& o) {
+  void finished(const LaunchOutcome& o, std::size_t launches) {
     sweep_elapsed_ += o.seconds;
-    ++finished_;
+    finished_ += launches;
     if (tty_) {
       if (o.status != LaunchStatus::kDone) {
         fmt::print(out_, "\r\033[K[{}/{}] {} (round {}): {}\n", index_, total_, label_, round_,
@@ -166,6 +168,35 @@ std::vector<std::string> launch_warnings(const Point& point, const std::string& 
   return out;
 }
 
+// A group's launch wrote every member's records to the first member's file, each tagged with
+// its in_process_knobs: give each member its own file (complete or absent) and a copy of the
+// log. Returns, per member, whether it got records.
+std::vector<bool> split_group_records(const SweepSpec& spec,
+                                      const std::vector<const Point*>& members,
+                                      const std::string& records, const std::string& log,
+                                      const std::string& store, int round) {
+  std::vector<std::string> texts(members.size());
+  std::ifstream in(records);
+  for (std::string line; std::getline(in, line);) {
+    const auto record = nlohmann::json::parse(line, nullptr, false);
+    if (record.is_discarded() || !record.contains("in_process_knobs")) continue;
+    const int member = member_of_record(
+        spec, members, record["in_process_knobs"].get<std::map<std::string, std::string>>());
+    if (member >= 0) texts[static_cast<std::size_t>(member)] += line + "\n";
+  }
+  in.close();
+  const std::string log_text = fs::exists(log) ? read_file(log) : "";
+  std::vector<bool> got(members.size());
+  for (std::size_t m = 0; m < members.size(); ++m) {
+    const std::string path = store + "/" + launch_records_path(members[m]->id, round);
+    got[m] = !texts[m].empty();
+    if (got[m]) write_file_atomic(path, texts[m]);
+    if (m > 0) write_file_atomic(store + "/" + launch_log_path(members[m]->id, round), log_text);
+  }
+  if (!got[0]) fs::remove(records);  // the first member's file held everyone's records
+  return got;
+}
+
 }  // namespace
 
 std::string new_sweep_id(const std::string& name, const std::string& results_root) {
@@ -198,35 +229,68 @@ int run_sweep(const SweepPlan& plan, std::FILE* progress_out) {
   for (std::size_t i = 0; i < manifest.launches.size(); ++i) {
     if (manifest.launches[i].status != "done") todo.push_back(i);
   }
+  const auto groups = launch_groups(plan.spec, plan.points);
+  std::map<std::string, std::size_t> group_of;  // point id -> its group
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    for (std::size_t i : groups[g]) group_of[plan.points[i].id] = g;
+  }
   Progress progress(progress_out, manifest.launches.size());
-  const std::size_t already = manifest.launches.size() - todo.size();
-  for (std::size_t k = 0; k < todo.size(); ++k) {
-    LaunchEntry& entry = manifest.launches[todo[k]];
-    const auto point = std::find_if(plan.points.begin(), plan.points.end(),
-                                    [&](const Point& p) { return p.id == entry.point_id; });
-    const std::string records = store + "/" + launch_records_path(entry.point_id, entry.round);
-    const std::string log = store + "/" + launch_log_path(entry.point_id, entry.round);
-    const Launch launch = build_launch(plan.spec, *point, plan.colltune_path, records);
-    remove_stale(store, entry);
-    entry.status = "running";
-    entry.argv = launch.argv;
-    entry.started_utc = utc_timestamp();
-    entry.tail.clear();
-    progress.started(already + k + 1, point->label, entry.round);
+  std::set<std::size_t> attempted;  // launch entries run (alone or with their group) this time
+  std::size_t ran = manifest.launches.size() - todo.size();
+  for (std::size_t index : todo) {
+    if (attempted.count(index) != 0) continue;  // measured with an earlier point of its group
+    const int round = manifest.launches[index].round;
+    // The points of its group still to run in this round, measured in one launch.
+    std::vector<std::size_t> batch;
+    std::vector<const Point*> members;
+    for (std::size_t i : groups[group_of.at(manifest.launches[index].point_id)]) {
+      for (std::size_t e = 0; e < manifest.launches.size(); ++e) {
+        const LaunchEntry& entry = manifest.launches[e];
+        if (entry.point_id == plan.points[i].id && entry.round == round && entry.status != "done" &&
+            attempted.count(e) == 0) {
+          batch.push_back(e);
+          members.push_back(&plan.points[i]);
+        }
+      }
+    }
+    attempted.insert(batch.begin(), batch.end());
+    const LaunchEntry& first = manifest.launches[batch.front()];
+    const std::string records = store + "/" + launch_records_path(first.point_id, round);
+    const std::string log = store + "/" + launch_log_path(first.point_id, round);
+    const Launch launch = build_group_launch(plan.spec, members, plan.colltune_path, records);
+    for (std::size_t e : batch) {
+      LaunchEntry& entry = manifest.launches[e];
+      remove_stale(store, entry);
+      entry.status = "running";
+      entry.argv = launch.argv;
+      entry.started_utc = utc_timestamp();
+      entry.tail.clear();
+      entry.together.clear();
+      for (const Point* m : members) {
+        if (m->id != entry.point_id) entry.together.push_back(m->id);
+      }
+    }
+    progress.started(ran + 1,
+                     members.size() == 1 ? members.front()->label
+                                         : fmt::format("{} points in one launch, from {}",
+                                                       members.size(), members.front()->label),
+                     round);
 
     SuperviseOptions options;
-    options.limit_seconds = plan.spec.point_timeout_seconds;
+    options.limit_seconds = plan.spec.point_timeout_seconds * static_cast<double>(batch.size());
     options.interrupted = &g_interrupted;
     options.on_started = [&](pid_t pid) {
-      entry.pid = pid;
+      for (std::size_t e : batch) manifest.launches[e].pid = pid;
       save();
     };
     options.on_tick = [&](double elapsed) { progress.tick(elapsed); };
     LaunchOutcome outcome = run_supervised(launch, log, options);
-    entry.pid = 0;
     if (outcome.status == LaunchStatus::kInterrupted) {
-      entry.status = "pending";
-      remove_stale(store, entry);
+      for (std::size_t e : batch) {
+        manifest.launches[e].status = "pending";
+        manifest.launches[e].pid = 0;
+        remove_stale(store, manifest.launches[e]);
+      }
       save();
       progress.clear();
       fmt::print(progress_out,
@@ -241,14 +305,30 @@ int run_sweep(const SweepPlan& plan, std::FILE* progress_out) {
     if (outcome.status == LaunchStatus::kDone && !fs::exists(records)) {
       outcome.status = LaunchStatus::kFailed;
     }
-    entry.status = std::string(name(outcome.status));
-    if (outcome.exit_code >= 0) entry.exit_code = outcome.exit_code;
-    if (outcome.signal != 0) entry.signal = outcome.signal;
-    entry.seconds = outcome.seconds;
-    if (outcome.status != LaunchStatus::kDone) entry.tail = tail_lines(log, 20);
-    if (outcome.status == LaunchStatus::kDone) entry.warnings = launch_warnings(*point, records);
+    std::vector<bool> has_records(batch.size(), true);
+    if (outcome.status == LaunchStatus::kDone && batch.size() > 1) {
+      has_records = split_group_records(plan.spec, members, records, log, store, round);
+    }
+    for (std::size_t k = 0; k < batch.size(); ++k) {
+      LaunchEntry& entry = manifest.launches[batch[k]];
+      const bool done = outcome.status == LaunchStatus::kDone && has_records[k];
+      entry.pid = 0;
+      entry.status =
+          done ? "done"
+               : std::string(name(outcome.status == LaunchStatus::kDone ? LaunchStatus::kFailed
+                                                                        : outcome.status));
+      if (outcome.exit_code >= 0) entry.exit_code = outcome.exit_code;
+      if (outcome.signal != 0) entry.signal = outcome.signal;
+      entry.seconds = outcome.seconds;
+      if (!done) entry.tail = tail_lines(log, 20);
+      if (done) {
+        entry.warnings =
+            launch_warnings(*members[k], store + "/" + launch_records_path(entry.point_id, round));
+      }
+    }
     save();
-    progress.finished(outcome);
+    ran += batch.size();
+    progress.finished(outcome, batch.size());
   }
   progress.clear();
   std::map<std::string, int> counts;

@@ -8,6 +8,8 @@
 #include <regex>
 #include <vector>
 
+#include "sweep/spec.hpp"
+
 namespace colltune {
 namespace {
 
@@ -225,6 +227,20 @@ std::optional<std::string> check_rank_by(std::string_view value) {
   return check_policy(value, "slot|node|" + kObjects, "span|fill",
                       "allowed: slot node hwthread core l1cache l2cache l3cache socket package "
                       "numa board, with :span or :fill");
+}
+
+const std::vector<std::string>& placement_axis_keys() {
+  static const std::vector<std::string> kKeys{"np",      "nodes",   "ranks_per_node", "map_by",
+                                              "bind_to", "rank_by", "launcher_args"};
+  return kKeys;
+}
+
+bool is_env_key(const std::string& key) {
+  if (key.empty() || std::isdigit(static_cast<unsigned char>(key[0]))) return false;
+  const bool word = std::all_of(key.begin(), key.end(),
+                                [](unsigned char ch) { return std::isalnum(ch) || ch == '_'; });
+  return word &&
+         std::any_of(key.begin(), key.end(), [](unsigned char ch) { return std::isupper(ch); });
 }
 
 }  // namespace colltune

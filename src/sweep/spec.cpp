@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/errors.hpp"
+#include "core/interleave.hpp"
 #include "core/suggest.hpp"
 #include "sweep/knobs.hpp"
 
@@ -29,7 +30,8 @@ const std::vector<std::string> kTopKeys{"name",
                                         "axes",
                                         "include",
                                         "exclude",
-                                        "baseline"};
+                                        "baseline",
+                                        "interleave"};
 
 // benchmark key -> `colltune run` flag; "backends" becomes the "backend" axis instead.
 const std::vector<std::pair<std::string, std::string>> kBenchmarkFlags{
@@ -126,10 +128,6 @@ class Parser {
  private:
   std::string source_;
 };
-
-bool has_upper(const std::string& key) {
-  return std::any_of(key.begin(), key.end(), [](unsigned char ch) { return std::isupper(ch); });
-}
 
 void check_axis_value(const Parser& p, const YAML::Node& node, const std::string& key,
                       const std::string& value, SweepSpec& spec) {
@@ -241,20 +239,38 @@ void parse_benchmark(const Parser& p, const YAML::Node& node, SweepSpec& spec,
   }
 }
 
+// interleave: OMPI_MCA_ axes with integer values, switched through MPI_T inside one launch.
+void parse_interleave_keys(const Parser& p, const YAML::Node& node, SweepSpec& spec) {
+  for (const std::string& key : p.strings(node, "interleave")) {
+    const auto axis = std::find_if(spec.axes.begin(), spec.axes.end(),
+                                   [&](const Axis& a) { return a.key == key; });
+    const bool repeated =
+        std::find(spec.interleave.begin(), spec.interleave.end(), key) != spec.interleave.end();
+    if (!key.starts_with("OMPI_MCA_") || axis == spec.axes.end() || repeated) {
+      p.fail(node, "interleave",
+             fmt::format("'{}' is not allowed; allowed: OMPI_MCA_ axes of this spec, each once "
+                         "(MPI_T switches them inside one launch)",
+                         key));
+    }
+    for (const auto& value : axis->values) {
+      if (value && !canonical_mpi_t_value(*value)) {
+        p.fail(node, "interleave",
+               fmt::format("{} has the value '{}'; allowed: integers and null", key, *value));
+      }
+    }
+    const auto dynamic = spec.env.find("OMPI_MCA_coll_tuned_use_dynamic_rules");
+    if (key.starts_with("OMPI_MCA_coll_tuned_") &&
+        (dynamic == spec.env.end() || dynamic->second != "1")) {
+      p.fail(node, "interleave",
+             fmt::format("{} needs env: OMPI_MCA_coll_tuned_use_dynamic_rules: 1 (MPI_T cannot "
+                         "set it)",
+                         key));
+    }
+    spec.interleave.push_back(key);
+  }
+}
+
 }  // namespace
-
-const std::vector<std::string>& placement_axis_keys() {
-  static const std::vector<std::string> kKeys{"np",      "nodes",   "ranks_per_node", "map_by",
-                                              "bind_to", "rank_by", "launcher_args"};
-  return kKeys;
-}
-
-bool is_env_key(const std::string& key) {
-  if (key.empty() || std::isdigit(static_cast<unsigned char>(key[0]))) return false;
-  const bool word = std::all_of(key.begin(), key.end(),
-                                [](unsigned char ch) { return std::isalnum(ch) || ch == '_'; });
-  return word && has_upper(key);
-}
 
 SweepSpec parse_spec(const std::string& text, const std::string& source) {
   const Parser p(source);
@@ -363,6 +379,7 @@ SweepSpec parse_spec(const std::string& text, const std::string& source) {
   if (root["baseline"]) {
     spec.baseline = parse_rule(p, root["baseline"], "baseline", axis_keys);
   }
+  if (root["interleave"]) parse_interleave_keys(p, root["interleave"], spec);
   return spec;
 }
 

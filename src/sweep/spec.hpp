@@ -40,11 +40,15 @@ struct SweepSpec {
   // Environment settings only: the baseline of each backend-and-placement group (default: no
   // knob set). Naming a placement or backend axis too makes the matching points the baselines.
   Rule baseline;
+  // OMPI_MCA_ axes switched through MPI_T: points that differ only in them share one launch
+  // (`colltune run --interleave-set`), their samples taken in turns.
+  std::vector<std::string> interleave;
   std::vector<std::string> notes;  // e.g. unknown variables passed through unchecked
   std::string source_text;         // the YAML as given
 };
 
-// Keys the `axes` section accepts besides environment variables (UPPER_CASE names).
+// Keys the `axes` section accepts besides environment variables (UPPER_CASE names); these two
+// live in knobs.cpp with the other value checks.
 const std::vector<std::string>& placement_axis_keys();
 bool is_env_key(const std::string& key);
 

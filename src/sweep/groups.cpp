@@ -1,0 +1,78 @@
+#include "sweep/groups.hpp"
+
+#include <algorithm>
+#include <optional>
+
+#include "core/interleave.hpp"
+
+namespace colltune {
+namespace {
+
+// The point's value of an interleaved knob as `colltune run` records it.
+std::string knob_value(const Point& point, const std::string& key) {
+  const auto it = point.settings.find(key);
+  if (it == point.settings.end()) return "default";
+  return canonical_mpi_t_value(it->second).value_or(it->second);
+}
+
+bool interleavable(const Point& point) {
+  const auto backend = point.settings.find("backend");
+  return backend == point.settings.end() || backend->second == "mpi";
+}
+
+}  // namespace
+
+std::vector<std::vector<std::size_t>> launch_groups(const SweepSpec& spec,
+                                                    const std::vector<Point>& points) {
+  std::vector<std::vector<std::size_t>> groups;
+  // Per group, the settings besides the interleaved knobs; nullopt for a point that runs alone.
+  std::vector<std::optional<Settings>> shared;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (spec.interleave.empty() || !interleavable(points[i])) {
+      groups.push_back({i});
+      shared.emplace_back();
+      continue;
+    }
+    Settings rest = points[i].settings;
+    for (const std::string& key : spec.interleave) rest.erase(key);
+    const auto found = std::find(shared.begin(), shared.end(), std::optional<Settings>(rest));
+    if (found == shared.end()) {
+      groups.push_back({i});
+      shared.emplace_back(std::move(rest));
+    } else {
+      groups[static_cast<std::size_t>(found - shared.begin())].push_back(i);
+    }
+  }
+  return groups;
+}
+
+Launch build_group_launch(const SweepSpec& spec, const std::vector<const Point*>& members,
+                          const std::string& colltune_path, const std::string& records_path) {
+  if (members.size() == 1) return build_launch(spec, *members.front(), colltune_path, records_path);
+  Point shared = *members.front();
+  for (const std::string& key : spec.interleave) shared.settings.erase(key);
+  Launch launch = build_launch(spec, shared, colltune_path, records_path);
+  for (const Point* member : members) {
+    std::string setting;
+    for (const std::string& key : spec.interleave) {
+      setting += (setting.empty() ? "" : " ") + key + "=" + knob_value(*member, key);
+    }
+    launch.argv.insert(launch.argv.end(), {"--interleave-set", setting});
+  }
+  return launch;
+}
+
+int member_of_record(const SweepSpec& spec, const std::vector<const Point*>& members,
+                     const std::map<std::string, std::string>& in_process_knobs) {
+  for (std::size_t m = 0; m < members.size(); ++m) {
+    const bool same =
+        std::all_of(spec.interleave.begin(), spec.interleave.end(), [&](const auto& key) {
+          const auto it = in_process_knobs.find(key);
+          return it != in_process_knobs.end() && it->second == knob_value(*members[m], key);
+        });
+    if (same) return static_cast<int>(m);
+  }
+  return -1;
+}
+
+}  // namespace colltune

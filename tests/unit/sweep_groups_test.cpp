@@ -1,0 +1,98 @@
+#include <gtest/gtest.h>
+
+#include "core/errors.hpp"
+#include "sweep/groups.hpp"
+
+namespace colltune {
+namespace {
+
+const char* kSpec = R"(
+launcher_args: [--oversubscribe]
+env: {OMPI_MCA_coll_tuned_use_dynamic_rules: 1}
+benchmark: {collectives: allreduce, max_bytes: 1M}
+axes:
+  backend: [mpi, nccl]
+  np: [2, 4]
+  OMPI_MCA_coll_tuned_allreduce_algorithm: [null, 3, 04]
+interleave: OMPI_MCA_coll_tuned_allreduce_algorithm
+)";
+
+std::string error_of(const std::string& yaml) {
+  try {
+    parse_spec(yaml, "s.yaml");
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(SweepGroups, MpiPointsDifferingOnlyInInterleavedKnobsShareALaunch) {
+  const SweepSpec spec = parse_spec(kSpec, "s.yaml");
+  const std::vector<Point> points = expand(spec);
+  ASSERT_EQ(points.size(), 12u);
+  const auto groups = launch_groups(spec, points);
+  // mpi at np 2 and np 4: one launch of three points each; every nccl point alone.
+  ASSERT_EQ(groups.size(), 2u + 6u);
+  for (const auto& group : groups) {
+    const Point& first = points[group.front()];
+    EXPECT_EQ(group.size(), first.settings.at("backend") == "mpi" ? 3u : 1u) << first.label;
+    for (std::size_t i : group) EXPECT_EQ(points[i].settings.at("np"), first.settings.at("np"));
+  }
+  SweepSpec plain = spec;
+  plain.interleave.clear();
+  EXPECT_EQ(launch_groups(plain, points).size(), points.size());
+}
+
+TEST(SweepGroups, TheLaunchPassesOneSettingPerMemberAndNoKnobInTheEnvironment) {
+  const SweepSpec spec = parse_spec(kSpec, "s.yaml");
+  const std::vector<Point> points = expand(spec);
+  const auto groups = launch_groups(spec, points);
+  std::vector<const Point*> members;
+  for (std::size_t i : groups.front()) members.push_back(&points[i]);
+  const Launch l = build_group_launch(spec, members, "/bin/colltune", "/r/x.jsonl");
+  EXPECT_EQ(l.env,
+            (std::map<std::string, std::string>{{"OMPI_MCA_coll_tuned_use_dynamic_rules", "1"}}));
+  const std::vector<std::string> tail(l.argv.end() - 6, l.argv.end());
+  EXPECT_EQ(tail, (std::vector<std::string>{
+                      "--interleave-set", "OMPI_MCA_coll_tuned_allreduce_algorithm=default",
+                      "--interleave-set", "OMPI_MCA_coll_tuned_allreduce_algorithm=3",
+                      "--interleave-set", "OMPI_MCA_coll_tuned_allreduce_algorithm=4"}));
+  // Records come back to the member with the same (canonical) value; others to none.
+  EXPECT_EQ(member_of_record(spec, members, {{"OMPI_MCA_coll_tuned_allreduce_algorithm", "4"}}), 2);
+  EXPECT_EQ(
+      member_of_record(spec, members, {{"OMPI_MCA_coll_tuned_allreduce_algorithm", "default"}}), 0);
+  EXPECT_EQ(member_of_record(spec, members, {{"OMPI_MCA_coll_tuned_allreduce_algorithm", "5"}}),
+            -1);
+  EXPECT_EQ(member_of_record(spec, members, {}), -1);
+  // A group of one is an ordinary launch: the knob in the environment, no setting flag.
+  const Launch alone = build_group_launch(spec, {members[1]}, "/bin/colltune", "/r/x.jsonl");
+  EXPECT_EQ(alone.env.at("OMPI_MCA_coll_tuned_allreduce_algorithm"), "3");
+  EXPECT_EQ(std::count(alone.argv.begin(), alone.argv.end(), "--interleave-set"), 0);
+}
+
+TEST(SweepGroups, InterleaveNamesOmpiAxesWithIntegerValues) {
+  const std::string base =
+      "env: {OMPI_MCA_coll_tuned_use_dynamic_rules: 1}\n"
+      "axes: {OMPI_MCA_coll_tuned_allreduce_algorithm: [1, 2], NCCL_ALGO: [Ring], "
+      "OMPI_MCA_btl: [self, tcp]}\n";
+  EXPECT_EQ(error_of(base + "interleave: [NCCL_ALGO]"),
+            "s.yaml:3:13: interleave: 'NCCL_ALGO' is not allowed; allowed: OMPI_MCA_ axes of this "
+            "spec, each once (MPI_T switches them inside one launch)");
+  EXPECT_EQ(error_of(base + "interleave: OMPI_MCA_coll_tuned_alltoall_algorithm"),
+            "s.yaml:3:13: interleave: 'OMPI_MCA_coll_tuned_alltoall_algorithm' is not allowed; "
+            "allowed: OMPI_MCA_ axes of this spec, each once (MPI_T switches them inside one "
+            "launch)");
+  EXPECT_EQ(error_of(base + "interleave: [OMPI_MCA_btl]"),
+            "s.yaml:3:13: interleave: OMPI_MCA_btl has the value 'self'; allowed: integers and "
+            "null");
+  EXPECT_EQ(error_of("axes: {OMPI_MCA_coll_tuned_allreduce_algorithm: [1, 2]}\n"
+                     "interleave: OMPI_MCA_coll_tuned_allreduce_algorithm"),
+            "s.yaml:2:13: interleave: OMPI_MCA_coll_tuned_allreduce_algorithm needs env: "
+            "OMPI_MCA_coll_tuned_use_dynamic_rules: 1 (MPI_T cannot set it)");
+  EXPECT_EQ(
+      parse_spec(base + "interleave: OMPI_MCA_coll_tuned_allreduce_algorithm", "s.yaml").interleave,
+      std::vector<std::string>{"OMPI_MCA_coll_tuned_allreduce_algorithm"});
+}
+
+}  // namespace
+}  // namespace colltune

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <set>
 
 #include "core/sizes.hpp"
@@ -155,6 +156,18 @@ ReportView make_report_view(const Dataset& d) {
       {"cache", distinct(d, {"cache"})},
       {"started", distinct(d, {"start_time_utc"})},
   };
+  std::size_t shared = 0, largest = 0;
+  for (const auto& l : d.launches) {
+    if (l.together > 0) ++shared;
+    largest = std::max(largest, l.together + 1);
+  }
+  if (shared > 0) {
+    view.context.emplace_back(
+        "interleaved",
+        fmt::format("{} of {} point-rounds shared a launch, up to {} points each: Open MPI "
+                    "settings switched through MPI_T, one communicator each, samples in turns",
+                    shared, d.launches.size(), largest));
+  }
   // GPU runs: the NCCL and CUDA versions and the GPUs, where any point has them.
   for (const auto& [label, key] :
        std::vector<std::pair<std::string, std::string>>{{"NCCL", "nccl"},

@@ -92,7 +92,8 @@ Dataset load_store(const std::string& dir) {
   d.notes = m.notes;
   d.points = m.points;
   for (const auto& l : m.launches) {
-    d.launches.push_back({l.point_id, l.round, l.status, l.exit_code, l.signal, l.tail});
+    d.launches.push_back(
+        {l.point_id, l.round, l.status, l.exit_code, l.signal, l.tail, l.together.size()});
     for (const auto& w : l.warnings) {
       if (std::find(d.warnings.begin(), d.warnings.end(), std::make_pair(l.point_id, w)) ==
           d.warnings.end()) {

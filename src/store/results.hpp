@@ -41,6 +41,7 @@ struct LaunchInfo {
   std::optional<int> exit_code;
   std::optional<int> signal;
   std::vector<std::string> tail;
+  std::size_t together = 0;  // other points measured in the same launch (interleave)
 };
 
 struct Dataset {

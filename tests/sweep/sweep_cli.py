@@ -29,7 +29,11 @@ check(code == 2 and "is not a sweep store" in stderr, f"--resume of a non-store:
 
 code, stdout, _ = h.run_sweep(args, "--dry-run")
 launches = [l for l in stdout.splitlines() if l.startswith("mpirun ") or " mpirun " in l]
-check(code == 0 and len(launches) == 46, f"built-in default dry run: {code}, {len(launches)} launches")
+# 46 points; the algorithms of each (np, bind_to) share one launch (interleave:), so 4 launches.
+check(code == 0 and len(launches) == 4 and stdout.count("# [") == 46,
+      f"built-in default dry run: {code}, {len(launches)} launches")
+check(all(l.count("--interleave-set") in (11, 12) for l in launches),
+      f"built-in default: settings per launch {[l.count('--interleave-set') for l in launches]}")
 
 # Where a GPU is visible (or with --gpus N) the built-in default sweeps NCCL on N GPUs driven
 # from one process; --gpus 0 forces the Open MPI default.

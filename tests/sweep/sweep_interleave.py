@@ -69,6 +69,10 @@ proc = subprocess.run([args.colltune, "report", store], capture_output=True, tex
                         timeout=120)
 check(proc.returncode == 0 and os.path.exists(os.path.join(store, "report.md")),
       f"report exit {proc.returncode}: {proc.stderr[-500:]}")
+if os.path.exists(os.path.join(store, "report.md")):
+    report = open(os.path.join(store, "report.md")).read()
+    check("**interleaved**: 28 of 28 point-rounds shared a launch, up to 7 points each" in report,
+          "report.md does not say the points were interleaved")
 
 
 def running_group(results_dir):

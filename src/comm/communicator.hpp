@@ -69,6 +69,9 @@ class Communicator {
   virtual std::optional<std::string> unsupported(const Collective& c) const = 0;
   // `sets` buffer sets, rotated through by launch() so a set is cold when used again.
   virtual std::unique_ptr<Buffers> allocate(const Collective& c, std::size_t sets) = 0;
+  // Whether another communicator of this backend may use buffers this one allocated (plain
+  // host memory, no per-communicator state such as captured graphs).
+  virtual bool buffers_shareable() const { return false; }
   // Untimed, before timing: readies the next `batches` calls of launch(c, buffers, n) so that
   // they only launch (NCCL -G: captures and instantiates their graphs; until then launch() runs
   // eagerly, as warm-up does). All ranks call it.

@@ -46,8 +46,17 @@ std::size_t rotation_sets(std::uint64_t set_bytes, const RunPolicy& policy) {
   return static_cast<std::size_t>(std::clamp<std::uint64_t>(sets, 1, 4096));
 }
 
+namespace {
+
+std::size_t sets_for(const Collective& c, int nranks, const RunPolicy& policy) {
+  const BufferCounts counts = buffer_counts(c, nranks);
+  return rotation_sets((counts.send + counts.recv) * element_bytes(c.dtype), policy);
+}
+
+}  // namespace
+
 Measurer::Measurer(Communicator& comm, const MpiWorld& world, const Collective& c,
-                   const RunPolicy& policy)
+                   const RunPolicy& policy, Buffers* shared)
     : comm_(comm), world_(world), policy_(policy) {
   const int nranks = comm.nranks();
   m_.coll = c;
@@ -58,10 +67,9 @@ Measurer::Measurer(Communicator& comm, const MpiWorld& world, const Collective& 
     m_.skipped = std::move(reason);
     return;
   }
-  const BufferCounts counts = buffer_counts(c, nranks);
-  const std::uint64_t set_bytes = (counts.send + counts.recv) * element_bytes(c.dtype);
-  m_.buffer_sets = rotation_sets(set_bytes, policy);
-  buffers_ = comm.allocate(c, m_.buffer_sets);
+  m_.buffer_sets = sets_for(c, nranks, policy);
+  if (shared == nullptr) owned_ = comm.allocate(c, m_.buffer_sets);
+  buffers_ = shared != nullptr ? shared : owned_.get();
 
   if (world.rank() == policy.hang_rank) {
     for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
@@ -115,9 +123,16 @@ Measurement measure(Communicator& comm, const MpiWorld& world, const Collective&
 std::vector<Measurement> measure_interleaved(const std::vector<Communicator*>& comms,
                                              const MpiWorld& world, const Collective& c,
                                              const RunPolicy& policy) {
+  std::unique_ptr<Buffers> shared;
+  const bool share = std::all_of(comms.begin(), comms.end(), [](const Communicator* comm) {
+    return comm->buffers_shareable();
+  });
+  if (share && !comms.front()->unsupported(c)) {
+    shared = comms.front()->allocate(c, sets_for(c, comms.front()->nranks(), policy));
+  }
   std::vector<std::unique_ptr<Measurer>> measurers;
   for (Communicator* comm : comms) {
-    measurers.push_back(std::make_unique<Measurer>(*comm, world, c, policy));
+    measurers.push_back(std::make_unique<Measurer>(*comm, world, c, policy, shared.get()));
   }
   // Samples in turns (A B C, A B C): drift over the run then hits every communicator alike.
   for (int r = 0; r < policy.repetitions; ++r) {

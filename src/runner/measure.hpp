@@ -34,8 +34,10 @@ std::size_t rotation_sets(std::uint64_t set_bytes, const RunPolicy& policy);
 // take turns. Every process makes the same calls in the same order. Holds the buffers.
 class Measurer {
  public:
-  // Allocates, warms up and prepares (-G), unless comm.unsupported(c) makes it a skip.
-  Measurer(Communicator& comm, const MpiWorld& world, const Collective& c, const RunPolicy& policy);
+  // Allocates (or uses `shared`, which must outlive it), warms up and prepares (-G), unless
+  // comm.unsupported(c) makes it a skip.
+  Measurer(Communicator& comm, const MpiWorld& world, const Collective& c, const RunPolicy& policy,
+           Buffers* shared = nullptr);
   void take_sample();    // one timed batch: one op's time, this rank's view
   Measurement finish();  // max over ranks, statistics, validation rounds; call once
 
@@ -44,7 +46,8 @@ class Measurer {
   const MpiWorld& world_;
   const RunPolicy policy_;
   Measurement m_;
-  std::unique_ptr<Buffers> buffers_;
+  std::unique_ptr<Buffers> owned_;
+  Buffers* buffers_ = nullptr;  // owned_, or the shared set
 };
 
 // Every process calls it with the same arguments; returns the same Measurement on every one.
@@ -53,7 +56,8 @@ Measurement measure(Communicator& comm, const MpiWorld& world, const Collective&
                     const RunPolicy& policy);
 
 // The same collective on each communicator, warmed up alike, samples taken in turns (A B C,
-// A B C); one Measurement per communicator, in their order. Every process calls it alike.
+// A B C); one Measurement per communicator, in their order. Every process calls it alike. Where
+// the backend allows, they share one set of buffers, so memory does not grow with their number.
 std::vector<Measurement> measure_interleaved(const std::vector<Communicator*>& comms,
                                              const MpiWorld& world, const Collective& c,
                                              const RunPolicy& policy);

@@ -18,6 +18,7 @@ class MpiCommunicator : public Communicator {
   std::map<std::string, std::string> library_versions() const override;
   std::optional<std::string> unsupported(const Collective& c) const override;
   std::unique_ptr<Buffers> allocate(const Collective& c, std::size_t sets) override;
+  bool buffers_shareable() const override { return true; }  // host memory, any MPI_Comm
   void launch(const Collective& c, Buffers& buffers, int n) override;
   void synchronize(std::chrono::milliseconds) override {}  // MPI calls here are blocking
   std::unique_ptr<Timer> timer() override;

@@ -234,6 +234,10 @@ int run_sweep(const SweepPlan& plan, std::FILE* progress_out) {
   for (std::size_t g = 0; g < groups.size(); ++g) {
     for (std::size_t i : groups[g]) group_of[plan.points[i].id] = g;
   }
+  std::map<std::pair<std::string, int>, std::size_t> entry_of;  // (point id, round) -> launch
+  for (std::size_t e = 0; e < manifest.launches.size(); ++e) {
+    entry_of[{manifest.launches[e].point_id, manifest.launches[e].round}] = e;
+  }
   Progress progress(progress_out, manifest.launches.size());
   std::set<std::size_t> attempted;  // launch entries run (alone or with their group) this time
   std::size_t ran = manifest.launches.size() - todo.size();
@@ -244,13 +248,10 @@ int run_sweep(const SweepPlan& plan, std::FILE* progress_out) {
     std::vector<std::size_t> batch;
     std::vector<const Point*> members;
     for (std::size_t i : groups[group_of.at(manifest.launches[index].point_id)]) {
-      for (std::size_t e = 0; e < manifest.launches.size(); ++e) {
-        const LaunchEntry& entry = manifest.launches[e];
-        if (entry.point_id == plan.points[i].id && entry.round == round && entry.status != "done" &&
-            attempted.count(e) == 0) {
-          batch.push_back(e);
-          members.push_back(&plan.points[i]);
-        }
+      const auto e = entry_of.at({plan.points[i].id, round});
+      if (manifest.launches[e].status != "done" && attempted.count(e) == 0) {
+        batch.push_back(e);
+        members.push_back(&plan.points[i]);
       }
     }
     attempted.insert(batch.begin(), batch.end());

@@ -1,6 +1,5 @@
 #include <gtest/gtest.h>
 
-#include "core/errors.hpp"
 #include "sweep/groups.hpp"
 
 namespace colltune {
@@ -16,15 +15,6 @@ axes:
   OMPI_MCA_coll_tuned_allreduce_algorithm: [null, 3, 04]
 interleave: OMPI_MCA_coll_tuned_allreduce_algorithm
 )";
-
-std::string error_of(const std::string& yaml) {
-  try {
-    parse_spec(yaml, "s.yaml");
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "no error";
-}
 
 TEST(SweepGroups, MpiPointsDifferingOnlyInInterleavedKnobsShareALaunch) {
   const SweepSpec spec = parse_spec(kSpec, "s.yaml");
@@ -68,30 +58,6 @@ TEST(SweepGroups, TheLaunchPassesOneSettingPerMemberAndNoKnobInTheEnvironment) {
   const Launch alone = build_group_launch(spec, {members[1]}, "/bin/colltune", "/r/x.jsonl");
   EXPECT_EQ(alone.env.at("OMPI_MCA_coll_tuned_allreduce_algorithm"), "3");
   EXPECT_EQ(std::count(alone.argv.begin(), alone.argv.end(), "--interleave-set"), 0);
-}
-
-TEST(SweepGroups, InterleaveNamesOmpiAxesWithIntegerValues) {
-  const std::string base =
-      "env: {OMPI_MCA_coll_tuned_use_dynamic_rules: 1}\n"
-      "axes: {OMPI_MCA_coll_tuned_allreduce_algorithm: [1, 2], NCCL_ALGO: [Ring], "
-      "OMPI_MCA_btl: [self, tcp]}\n";
-  EXPECT_EQ(error_of(base + "interleave: [NCCL_ALGO]"),
-            "s.yaml:3:13: interleave: 'NCCL_ALGO' is not allowed; allowed: OMPI_MCA_ axes of this "
-            "spec, each once (MPI_T switches them inside one launch)");
-  EXPECT_EQ(error_of(base + "interleave: OMPI_MCA_coll_tuned_alltoall_algorithm"),
-            "s.yaml:3:13: interleave: 'OMPI_MCA_coll_tuned_alltoall_algorithm' is not allowed; "
-            "allowed: OMPI_MCA_ axes of this spec, each once (MPI_T switches them inside one "
-            "launch)");
-  EXPECT_EQ(error_of(base + "interleave: [OMPI_MCA_btl]"),
-            "s.yaml:3:13: interleave: OMPI_MCA_btl has the value 'self'; allowed: integers and "
-            "null");
-  EXPECT_EQ(error_of("axes: {OMPI_MCA_coll_tuned_allreduce_algorithm: [1, 2]}\n"
-                     "interleave: OMPI_MCA_coll_tuned_allreduce_algorithm"),
-            "s.yaml:2:13: interleave: OMPI_MCA_coll_tuned_allreduce_algorithm needs env: "
-            "OMPI_MCA_coll_tuned_use_dynamic_rules: 1 (MPI_T cannot set it)");
-  EXPECT_EQ(
-      parse_spec(base + "interleave: OMPI_MCA_coll_tuned_allreduce_algorithm", "s.yaml").interleave,
-      std::vector<std::string>{"OMPI_MCA_coll_tuned_allreduce_algorithm"});
 }
 
 }  // namespace

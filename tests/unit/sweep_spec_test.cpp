@@ -213,5 +213,29 @@ baseline: {bind_to: none}
   EXPECT_EQ(points[1].label, "backend=mpi bind_to=none");
 }
 
+TEST(SweepSpec, InterleaveNamesOmpiAxesWithIntegerValues) {
+  const std::string base =
+      "env: {OMPI_MCA_coll_tuned_use_dynamic_rules: 1}\n"
+      "axes: {OMPI_MCA_coll_tuned_allreduce_algorithm: [1, 2], NCCL_ALGO: [Ring], "
+      "OMPI_MCA_btl: [self, tcp]}\n";
+  EXPECT_EQ(error_of(base + "interleave: [NCCL_ALGO]"),
+            "s.yaml:3:13: interleave: 'NCCL_ALGO' is not allowed; allowed: OMPI_MCA_ axes of this "
+            "spec, each once (MPI_T switches them inside one launch)");
+  EXPECT_EQ(error_of(base + "interleave: OMPI_MCA_coll_tuned_alltoall_algorithm"),
+            "s.yaml:3:13: interleave: 'OMPI_MCA_coll_tuned_alltoall_algorithm' is not allowed; "
+            "allowed: OMPI_MCA_ axes of this spec, each once (MPI_T switches them inside one "
+            "launch)");
+  EXPECT_EQ(error_of(base + "interleave: [OMPI_MCA_btl]"),
+            "s.yaml:3:13: interleave: OMPI_MCA_btl has the value 'self'; allowed: integers and "
+            "null");
+  EXPECT_EQ(error_of("axes: {OMPI_MCA_coll_tuned_allreduce_algorithm: [1, 2]}\n"
+                     "interleave: OMPI_MCA_coll_tuned_allreduce_algorithm"),
+            "s.yaml:2:13: interleave: OMPI_MCA_coll_tuned_allreduce_algorithm needs env: "
+            "OMPI_MCA_coll_tuned_use_dynamic_rules: 1 (MPI_T cannot set it)");
+  EXPECT_EQ(
+      parse_spec(base + "interleave: OMPI_MCA_coll_tuned_allreduce_algorithm", "s.yaml").interleave,
+      std::vector<std::string>{"OMPI_MCA_coll_tuned_allreduce_algorithm"});
+}
+
 }  // namespace
 }  // namespace colltune

@@ -1,6 +1,7 @@
 #include "store/results.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -52,6 +53,7 @@ Record record_from_json(const nlohmann::json& j, const std::string& where) {
     if (!j.at("wrong").is_null()) r.wrong = j.at("wrong").get<std::uint64_t>();
     r.samples_seconds = j.at("samples_seconds").get<std::vector<double>>();
     r.bus_factor = j.at("bus_factor").get<double>();
+    r.in_process_knobs = j.value("in_process_knobs", std::map<std::string, std::string>{});
   } catch (const nlohmann::json::exception& e) {
     throw ConfigError(fmt::format("{}: not a colltune record ({})", where, e.what()));
   }
@@ -191,6 +193,35 @@ Dataset load_nccl_tests(const std::string& path, const nlohmann::json& j) {
   return d;
 }
 
+// A `colltune run --interleave` file measured several settings: each becomes a configuration of
+// its own, as a sweep's points are; the one with every knob at "default" is the baseline.
+void split_interleaved_run(Dataset& d) {
+  const PointInfo run = d.points.front();
+  std::vector<PointInfo> points;
+  for (Record& r : d.records) {
+    if (r.in_process_knobs.empty()) continue;
+    std::vector<std::string> words;
+    for (const auto& [knob, value] : r.in_process_knobs) words.push_back(knob + "=" + value);
+    r.point_id = fmt::format("{}", fmt::join(words, " "));
+    if (std::none_of(points.begin(), points.end(),
+                     [&](const PointInfo& p) { return p.id == r.point_id; })) {
+      PointInfo p{r.point_id, r.point_id, run.settings, false};
+      p.settings.insert(r.in_process_knobs.begin(), r.in_process_knobs.end());
+      p.baseline = std::all_of(r.in_process_knobs.begin(), r.in_process_knobs.end(),
+                               [](const auto& knob) { return knob.second == "default"; });
+      points.push_back(std::move(p));
+      d.contexts[r.point_id] = d.contexts[run.id];
+    }
+  }
+  if (points.empty()) return;
+  if (std::none_of(points.begin(), points.end(), [](const PointInfo& p) { return p.baseline; })) {
+    points.front().baseline = true;
+  }
+  for (auto& warning : d.warnings) warning.first = points.front().id;
+  d.points = std::move(points);
+  d.contexts.erase(run.id);
+}
+
 }  // namespace
 
 Dataset load_dataset(const std::string& path) {
@@ -225,6 +256,7 @@ Dataset load_dataset(const std::string& path) {
   for (const auto& w : d.contexts["run"].value("warnings", std::vector<std::string>{})) {
     d.warnings.emplace_back("run", w);
   }
+  split_interleaved_run(d);
   return d;
 }
 

@@ -29,6 +29,7 @@ struct Record {
   std::vector<double> samples_seconds;
   double algbw_bytes = 0;  // bytes per op for algbw (window included for bw and bibw)
   double bus_factor = 1;
+  std::map<std::string, std::string> in_process_knobs;  // --interleave: its setting
 };
 
 // A sweep point as the manifest lists it.

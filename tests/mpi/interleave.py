@@ -46,6 +46,17 @@ check(len(rows) == len(records) // 2, f"{len(rows)} labelled console rows, {len(
 check(all(len(row.replace(" ~", "").split()) == 14 for row in rows),
       f"a console row is not one size with both halves: {rows[:2]}")
 
+# colltune report on the run's JSONL: one configuration per setting, as a sweep's points.
+if os.path.exists(out):
+    proc = subprocess.run([args.colltune, "report", out], capture_output=True, text=True,
+                          timeout=120)
+    report_path = os.path.join(os.path.dirname(out), "interleave.report.md")
+    report = open(report_path).read() if os.path.exists(report_path) else ""
+    check(proc.returncode == 0 and f"{len(algorithms)} configuration(s), {len(records)} record(s)"
+          in report, f"report: exit {proc.returncode}, {report[:300]}")
+    check("| OMPI\\_MCA\\_coll\\_tuned\\_allreduce\\_algorithm=" in report,
+          "report names no setting as a winner")
+
 # Bad settings: one line from rank 0, exit 2, no file.
 for run_args, dynamic_rules, expected in [
         (["--interleave", "coll_tuned_allreduce_algorithm=1,4"], "0", "use_dynamic_rules=1"),

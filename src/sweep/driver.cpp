@@ -239,23 +239,13 @@ int run_sweep(const SweepPlan& plan, std::FILE* progress_out) {
     entry_of[{manifest.launches[e].point_id, manifest.launches[e].round}] = e;
   }
   Progress progress(progress_out, manifest.launches.size());
-  std::set<std::size_t> attempted;  // launch entries run (alone or with their group) this time
   std::size_t ran = manifest.launches.size() - todo.size();
-  for (std::size_t index : todo) {
-    if (attempted.count(index) != 0) continue;  // measured with an earlier point of its group
-    const int round = manifest.launches[index].round;
-    // The points of its group still to run in this round, measured in one launch.
-    std::vector<std::size_t> batch;
-    std::vector<const Point*> members;
-    for (std::size_t i : groups[group_of.at(manifest.launches[index].point_id)]) {
-      const auto e = entry_of.at({plan.points[i].id, round});
-      if (manifest.launches[e].status != "done" && attempted.count(e) == 0) {
-        batch.push_back(e);
-        members.push_back(&plan.points[i]);
-      }
-    }
-    attempted.insert(batch.begin(), batch.end());
+  // Runs the launch entries `batch` (of the points `members`, one round) as one launch and
+  // records the outcome in each entry.
+  const auto run_batch = [&](const std::vector<std::size_t>& batch,
+                             const std::vector<const Point*>& members) {
     const LaunchEntry& first = manifest.launches[batch.front()];
+    const int round = first.round;
     const std::string records = store + "/" + launch_records_path(first.point_id, round);
     const std::string log = store + "/" + launch_log_path(first.point_id, round);
     const Launch launch = build_group_launch(plan.spec, members, plan.colltune_path, records);
@@ -266,6 +256,9 @@ int run_sweep(const SweepPlan& plan, std::FILE* progress_out) {
       entry.argv = launch.argv;
       entry.started_utc = utc_timestamp();
       entry.tail.clear();
+      entry.warnings.clear();
+      entry.exit_code.reset();
+      entry.signal.reset();
       entry.together.clear();
       for (const Point* m : members) {
         if (m->id != entry.point_id) entry.together.push_back(m->id);
@@ -276,7 +269,6 @@ int run_sweep(const SweepPlan& plan, std::FILE* progress_out) {
                                          : fmt::format("{} points in one launch, from {}",
                                                        members.size(), members.front()->label),
                      round);
-
     SuperviseOptions options;
     options.limit_seconds = plan.spec.point_timeout_seconds * static_cast<double>(batch.size());
     options.interrupted = &g_interrupted;
@@ -293,14 +285,7 @@ int run_sweep(const SweepPlan& plan, std::FILE* progress_out) {
         remove_stale(store, manifest.launches[e]);
       }
       save();
-      progress.clear();
-      fmt::print(progress_out,
-                 "sweep: interrupted; {} of {} launches done. Resume with: colltune "
-                 "sweep --resume {}\n",
-                 std::count_if(manifest.launches.begin(), manifest.launches.end(),
-                               [](const LaunchEntry& e) { return e.status == "done"; }),
-                 manifest.launches.size(), store);
-      return kSweepInterrupted;
+      return outcome.status;
     }
     // A launch that exits 0 without its records file did not really finish.
     if (outcome.status == LaunchStatus::kDone && !fs::exists(records)) {
@@ -330,6 +315,51 @@ int run_sweep(const SweepPlan& plan, std::FILE* progress_out) {
     save();
     ran += batch.size();
     progress.finished(outcome, batch.size());
+    return outcome.status;
+  };
+  const auto interrupted = [&] {
+    progress.clear();
+    fmt::print(progress_out,
+               "sweep: interrupted; {} of {} launches done. Resume with: colltune "
+               "sweep --resume {}\n",
+               std::count_if(manifest.launches.begin(), manifest.launches.end(),
+                             [](const LaunchEntry& e) { return e.status == "done"; }),
+               manifest.launches.size(), store);
+    return kSweepInterrupted;
+  };
+
+  std::set<std::size_t> attempted;  // launch entries run (alone or with their group) this time
+  for (std::size_t index : todo) {
+    if (attempted.count(index) != 0) continue;  // measured with an earlier point of its group
+    const int round = manifest.launches[index].round;
+    // The points of its group still to run in this round, measured in one launch.
+    std::vector<std::size_t> batch;
+    std::vector<const Point*> members;
+    for (std::size_t i : groups[group_of.at(manifest.launches[index].point_id)]) {
+      const auto e = entry_of.at({plan.points[i].id, round});
+      if (manifest.launches[e].status != "done" && attempted.count(e) == 0) {
+        batch.push_back(e);
+        members.push_back(&plan.points[i]);
+      }
+    }
+    attempted.insert(batch.begin(), batch.end());
+    const LaunchStatus status = run_batch(batch, members);
+    if (status == LaunchStatus::kInterrupted) return interrupted();
+    if (status == LaunchStatus::kDone || batch.size() == 1) continue;
+    // One setting may have brought the shared launch down: measure each point alone, so the
+    // others still get their results and the culprit fails on its own.
+    const LaunchEntry& shared = manifest.launches[batch.front()];
+    std::string why = fmt::format("the launch shared with {} other point(s) ended {}",
+                                  batch.size() - 1, name(status));
+    if (shared.exit_code) why += fmt::format(", exit {}", *shared.exit_code);
+    if (shared.signal) why += fmt::format(", signal {}", *shared.signal);
+    why += "; measured alone";
+    ran -= batch.size();
+    for (std::size_t k = 0; k < batch.size(); ++k) {
+      if (run_batch({batch[k]}, {members[k]}) == LaunchStatus::kInterrupted) return interrupted();
+      manifest.launches[batch[k]].warnings.push_back(why);
+    }
+    save();
   }
   progress.clear();
   std::map<std::string, int> counts;

@@ -262,7 +262,8 @@ MPI backend:
                           OMPI_MCA_coll_tuned_use_dynamic_rules=1 at launch
   --interleave-set 'NAME=V NAME2=V2'
                           one setting to measure so, per flag (what colltune sweep passes for
-                          a spec's interleave: axes); instead of --interleave
+                          a spec's interleave: axes); instead of --interleave. --timeout
+                          then limits each size times the number of settings
 
   --json FILE             one JSON record per (collective, size, in-place), with raw samples
   --timeout SECONDS       limit per measured size; a hang aborts the job (default 300, 0 = off)

@@ -104,7 +104,10 @@ void write_mpi_t_knobs(const std::map<std::string, std::string>& knobs) {
     if (name.starts_with("coll_tuned_")) require_dynamic_rules(name);
     // The value at first contact is the launch value, which "default" restores.
     static std::map<std::string, int> launch_values;
-    const auto launched = launch_values.try_emplace(name, read_variable<int>(v, name)).first;
+    auto launched = launch_values.find(name);
+    if (launched == launch_values.end()) {
+      launched = launch_values.emplace(name, read_variable<int>(v, name)).first;
+    }
     const int value = text == "default" ? launched->second : std::stoi(text);
     MPI_T_cvar_handle handle = nullptr;
     int count = 0;

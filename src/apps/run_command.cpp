@@ -36,6 +36,11 @@ std::string describe(const Collective& c, int nranks) {
 const std::string& current_step() { return g_current_step; }
 
 int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
+  // Under a launcher MPI starts before the options are read, so bad input ends in MPI_Finalize on
+  // every rank after rank 0 printed it: a rank exiting non-zero without MPI makes mpirun kill
+  // the others, rank 0 too, sometimes before its error line is out.
+  std::unique_ptr<MpiWorld> launched_world;
+  if (under_launcher()) launched_world = std::make_unique<MpiWorld>(argc, argv);
   const RunOptions options = parse_run_options(args);
   if (options.help) {
     if (launcher_rank() == 0) std::fputs(run_help().c_str(), stdout);
@@ -49,7 +54,11 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
 
   // The MPI backend needs MPI even alone (a singleton); a GPU backend started without a launcher
   // runs as one process without MPI, for GPU hosts that have none.
-  MpiWorld world(argc, argv, options.backend == "mpi" || under_launcher());
+  std::unique_ptr<MpiWorld> solo_world;
+  if (!launched_world) {
+    solo_world = std::make_unique<MpiWorld>(argc, argv, options.backend == "mpi");
+  }
+  MpiWorld& world = launched_world ? *launched_world : *solo_world;
   // Ranks of the measured communicator: -g GPUs per process on a GPU backend.
   const int nranks = world.size() * options.backend_options.gpus;
   check_against_world(options, nranks);

@@ -81,9 +81,9 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
   std::vector<std::unique_ptr<Communicator>> comms;
   std::vector<Communicator*> turns;
   for (const auto& knobs :
-       options.interleaved.empty() ? std::vector<MpiTSettings>{{}} : options.interleaved) {
+       options.interleaved.empty() ? std::vector<InProcessSettings>{{}} : options.interleaved) {
     BackendOptions backend_options = options.backend_options;
-    backend_options.mpi_t_knobs = knobs;
+    backend_options.in_process_knobs = knobs;
     comms.push_back(make_communicator(options.backend, world, backend_options));
     turns.push_back(comms.back().get());
   }
@@ -115,9 +115,7 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
     watchdog.disarm();
     g_current_step.clear();
     for (std::size_t k = 0; k < options.interleaved.size(); ++k) {
-      for (const auto& [knob, value] : options.interleaved[k]) {
-        results[k].in_process_knobs["OMPI_MCA_" + knob] = value;
-      }
+      results[k].in_process_knobs = options.interleaved[k];
     }
     for (const Measurement& m : results) {
       for (auto& r : reporters) r->add(m);

@@ -41,9 +41,10 @@ struct BackendOptions {
   int min_ctas = -1;
   int max_ctas = -1;
   std::string net_name;
-  // MPI backend: MPI_T control variables (MCA name -> integer text) written before its
-  // communicator is created; --interleave makes one communicator per combination.
-  std::map<std::string, std::string> mpi_t_knobs;
+  // --interleave: knobs (environment name -> value or "default") in force while this
+  // communicator is created, one communicator per setting. MPI: OMPI_MCA_ parameters written
+  // through MPI_T; NCCL: NCCL_ALGO / NCCL_PROTO set in the environment around the init.
+  std::map<std::string, std::string> in_process_knobs;
 };
 
 struct DeviceInfo {

@@ -7,24 +7,43 @@
 #include <set>
 
 #include "core/errors.hpp"
+#include "core/knobs.hpp"
 
 namespace colltune {
 namespace {
 
-// "OMPI_MCA_coll_tuned_x" or "coll_tuned_x" -> "coll_tuned_x"; nullopt unless an MCA name.
-std::optional<std::string> mca_name(std::string_view text) {
-  if (text.starts_with("OMPI_MCA_")) text.remove_prefix(9);
+constexpr std::string_view kMcaPrefix = "OMPI_MCA_";
+
+// "OMPI_MCA_coll_tuned_x" or "coll_tuned_x" -> "OMPI_MCA_coll_tuned_x"; NCCL_ALGO, NCCL_PROTO as
+// they are; nullopt for anything else. Other NCCL_ names get a line saying why not.
+std::optional<std::string> env_name(std::string_view text, std::string_view flag) {
+  if (is_nccl_in_process_knob(text)) return std::string(text);
+  if (text.starts_with("NCCL_")) {
+    throw ConfigError(fmt::format(
+        "{}: {} is read once per process by NCCL; allowed: NCCL_ALGO NCCL_PROTO (re-read at "
+        "every communicator init); sweep {} as an axis, one launch per value",
+        flag, text, text));
+  }
+  if (text.starts_with(kMcaPrefix)) text.remove_prefix(kMcaPrefix.size());
   const bool good = !text.empty() && std::all_of(text.begin(), text.end(), [](char ch) {
     return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_';
   });
-  return good ? std::optional<std::string>(text) : std::nullopt;
+  return good ? std::optional<std::string>(std::string(kMcaPrefix) + std::string(text))
+              : std::nullopt;
+}
+
+// Open MPI parameters are shown as ompi_info names them.
+std::string_view shown(std::string_view name) {
+  return name.starts_with(kMcaPrefix) ? name.substr(kMcaPrefix.size()) : name;
 }
 
 std::string value_or_throw(std::string_view text, std::string_view flag, const std::string& name) {
-  if (auto value = canonical_mpi_t_value(text)) return *value;
-  throw ConfigError(fmt::format(
-      "{} {}: '{}' is not allowed; allowed: a 32-bit integer, or default (the launch value)", flag,
-      name, text));
+  if (auto value = canonical_in_process_value(name, text)) return *value;
+  const std::string allowed = is_nccl_in_process_knob(name)
+                                  ? check_knob(name, text).value_or("allowed: a list NCCL parses")
+                                  : "allowed: a 32-bit integer";
+  throw ConfigError(fmt::format("{} {}: '{}' is not allowed; {}, or default (the launch value)",
+                                flag, shown(name), text, allowed));
 }
 
 void check_count(std::size_t settings, std::string_view flag) {
@@ -35,20 +54,21 @@ void check_count(std::size_t settings, std::string_view flag) {
   }
 }
 
-std::vector<MpiTSettings> product_of_axes(const std::vector<std::string>& axes) {
-  std::vector<MpiTSettings> product{{}};
+std::vector<InProcessSettings> product_of_axes(const std::vector<std::string>& axes) {
+  std::vector<InProcessSettings> product{{}};
   for (const std::string& item : axes) {
     const auto equals = item.find('=');
-    const auto name = mca_name(std::string_view(item).substr(0, equals));
+    const auto name = env_name(std::string_view(item).substr(0, equals), "--interleave");
     if (equals == std::string::npos || !name || equals + 1 == item.size()) {
       throw ConfigError(fmt::format(
           "--interleave: '{}' is not NAME=V1,V2,...; allowed: an Open MPI parameter and its "
-          "integer values, such as coll_tuned_allreduce_algorithm=1,2,4",
+          "integer values, such as coll_tuned_allreduce_algorithm=1,2,4, or NCCL_ALGO / "
+          "NCCL_PROTO and their values, such as NCCL_ALGO=Ring,Tree",
           item));
     }
     if (product.front().count(*name) != 0) {
       throw ConfigError(
-          fmt::format("--interleave: {} is given twice; allowed: once per name", *name));
+          fmt::format("--interleave: {} is given twice; allowed: once per name", shown(*name)));
     }
     std::vector<std::string> values;
     std::string_view rest = std::string_view(item).substr(equals + 1);
@@ -59,7 +79,7 @@ std::vector<MpiTSettings> product_of_axes(const std::vector<std::string>& axes) 
       more = comma != std::string_view::npos;
       if (more) rest.remove_prefix(comma + 1);
     }
-    std::vector<MpiTSettings> next;
+    std::vector<InProcessSettings> next;
     for (const auto& partial : product) {
       for (const std::string& value : values) {
         next.push_back(partial);
@@ -72,11 +92,11 @@ std::vector<MpiTSettings> product_of_axes(const std::vector<std::string>& axes) 
   return product;
 }
 
-std::vector<MpiTSettings> explicit_sets(const std::vector<std::string>& sets) {
-  std::vector<MpiTSettings> out;
+std::vector<InProcessSettings> explicit_sets(const std::vector<std::string>& sets) {
+  std::vector<InProcessSettings> out;
   std::set<std::string> names;
   for (const std::string& item : sets) {
-    MpiTSettings setting;
+    InProcessSettings setting;
     std::string_view rest(item);
     while (!rest.empty()) {
       const auto space = rest.find(' ');
@@ -84,11 +104,11 @@ std::vector<MpiTSettings> explicit_sets(const std::vector<std::string>& sets) {
       rest = space == std::string_view::npos ? std::string_view() : rest.substr(space + 1);
       if (word.empty()) continue;
       const auto equals = word.find('=');
-      const auto name = mca_name(word.substr(0, equals));
+      const auto name = env_name(word.substr(0, equals), "--interleave-set");
       if (equals == std::string_view::npos || !name || setting.count(*name) != 0) {
         throw ConfigError(fmt::format(
-            "--interleave-set: '{}' is not NAME=V NAME2=V2 ...; allowed: Open MPI parameters, "
-            "each once, with an integer or default",
+            "--interleave-set: '{}' is not NAME=V NAME2=V2 ...; allowed: Open MPI parameters "
+            "with an integer, or NCCL_ALGO / NCCL_PROTO with a list; each once, or default",
             item));
       }
       setting[*name] = value_or_throw(word.substr(equals + 1), "--interleave-set", *name);
@@ -116,8 +136,19 @@ std::vector<MpiTSettings> explicit_sets(const std::vector<std::string>& sets) {
 
 }  // namespace
 
-std::optional<std::string> canonical_mpi_t_value(std::string_view text) {
+bool is_nccl_in_process_knob(std::string_view env_name) {
+  return env_name == "NCCL_ALGO" || env_name == "NCCL_PROTO";
+}
+
+std::optional<std::string> canonical_in_process_value(std::string_view env_name,
+                                                      std::string_view text) {
   if (text == "default") return std::string(text);
+  if (is_nccl_in_process_knob(env_name)) {
+    // An empty list would leave NCCL nothing to choose; NCCL_ALGO= reads as unset anyway.
+    if (text.empty() || check_knob(env_name, text)) return std::nullopt;
+    return std::string(text);
+  }
+  if (!env_name.starts_with(kMcaPrefix)) return std::nullopt;
   long long value = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size() || value < -(1LL << 31) ||
@@ -127,15 +158,37 @@ std::optional<std::string> canonical_mpi_t_value(std::string_view text) {
   return std::to_string(value);
 }
 
-std::vector<MpiTSettings> parse_interleave(const std::vector<std::string>& axes,
-                                           const std::vector<std::string>& sets) {
+std::string interleave_backend(const std::vector<InProcessSettings>& settings) {
+  if (settings.empty() || settings.front().empty()) return "";
+  return is_nccl_in_process_knob(settings.front().begin()->first) ? "nccl" : "mpi";
+}
+
+std::vector<InProcessSettings> parse_interleave(const std::vector<std::string>& axes,
+                                                const std::vector<std::string>& sets) {
   if (!axes.empty() && !sets.empty()) {
     throw ConfigError(
         "--interleave-set: given with --interleave; allowed: one of the two (the product of "
         "axes, or explicit settings)");
   }
-  if (!sets.empty()) return explicit_sets(sets);
-  return axes.empty() ? std::vector<MpiTSettings>{} : product_of_axes(axes);
+  std::vector<InProcessSettings> settings;
+  if (!sets.empty()) {
+    settings = explicit_sets(sets);
+  } else if (!axes.empty()) {
+    settings = product_of_axes(axes);
+  }
+  if (!settings.empty()) {
+    const auto& names = settings.front();
+    const auto nccl = std::count_if(names.begin(), names.end(), [](const auto& knob) {
+      return is_nccl_in_process_knob(knob.first);
+    });
+    if (nccl != 0 && nccl != static_cast<long>(names.size())) {
+      throw ConfigError(fmt::format(
+          "{}: Open MPI parameters and NCCL knobs together; allowed: one kind per launch (Open "
+          "MPI ones with --backend mpi, NCCL_ALGO / NCCL_PROTO with --backend nccl)",
+          sets.empty() ? "--interleave" : "--interleave-set"));
+    }
+  }
+  return settings;
 }
 
 }  // namespace colltune

@@ -1,6 +1,8 @@
 #pragma once
-// `colltune run --interleave` settings: Open MPI parameters measured side by side in one launch,
-// each on a communicator created after writing it through MPI_T. Plain parsing, no MPI here.
+// `colltune run --interleave` settings: knobs measured side by side in one launch, each on a
+// communicator created after setting them. Open MPI parameters are written through MPI_T;
+// NCCL_ALGO and NCCL_PROTO, which NCCL re-reads at every communicator init, are set in the
+// environment around that init. Plain parsing, no MPI or NCCL here.
 
 #include <map>
 #include <optional>
@@ -10,20 +12,29 @@
 
 namespace colltune {
 
-// MCA name without OMPI_MCA_ -> canonical value.
-using MpiTSettings = std::map<std::string, std::string>;
+// Environment name (OMPI_MCA_<param>, NCCL_ALGO, NCCL_PROTO) -> canonical value or "default".
+using InProcessSettings = std::map<std::string, std::string>;
 
 inline constexpr std::size_t kMaxInterleaved = 64;
 
-// A value --interleave takes, canonical: a 32-bit integer without sign or leading zeros noise
-// ("08" -> "8"), or "default" (the value the process was launched with); nullopt otherwise.
-std::optional<std::string> canonical_mpi_t_value(std::string_view text);
+// True for the NCCL variables that may be switched between communicators of one process.
+bool is_nccl_in_process_knob(std::string_view env_name);
+
+// The value `env_name` takes inside one launch, canonical: for OMPI_MCA_ names a 32-bit integer
+// ("08" -> "8"); for NCCL_ALGO / NCCL_PROTO a list NCCL parses ("Ring", "^Tree",
+// "allreduce:tree"), as given; or "default" (the value the process was launched with).
+// nullopt when the value or the name is not allowed.
+std::optional<std::string> canonical_in_process_value(std::string_view env_name,
+                                                      std::string_view text);
+
+// "mpi" when the settings name Open MPI parameters, "nccl" for NCCL knobs; "" when empty.
+std::string interleave_backend(const std::vector<InProcessSettings>& settings);
 
 // The settings to measure, in order: the product of the `axes` flags ("NAME=V1,V2", the first
-// varying slowest), or the `sets` flags one each ("NAME=V NAME2=V2", names missing from one set
-// "default"). NAME may carry the OMPI_MCA_ prefix. Empty when both are. Throws ConfigError with
-// one line naming the flag, the value and what is allowed.
-std::vector<MpiTSettings> parse_interleave(const std::vector<std::string>& axes,
-                                           const std::vector<std::string>& sets);
+// varying slowest; values split at commas), or the `sets` flags one each ("NAME=V NAME2=V2",
+// names missing from one set "default"). An Open MPI NAME may omit OMPI_MCA_. Empty when both
+// are. Throws ConfigError with one line naming the flag, the value and what is allowed.
+std::vector<InProcessSettings> parse_interleave(const std::vector<std::string>& axes,
+                                                const std::vector<std::string>& sets);
 
 }  // namespace colltune

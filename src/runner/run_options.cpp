@@ -189,11 +189,13 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
     policy.warmup_iters *= bo.aggregate;
   }
   o.interleaved = parse_interleave(interleave, interleave_sets);
-  if (!o.interleaved.empty() && o.backend != "mpi") {
+  if (const std::string kind = interleave_backend(o.interleaved);
+      !kind.empty() && kind != o.backend) {
     throw ConfigError(fmt::format(
-        "--interleave: switches Open MPI parameters through MPI_T; allowed: with --backend mpi, "
-        "not {}",
-        o.backend));
+        "--interleave: {}; allowed: with --backend {}, not {}",
+        kind == "mpi" ? "switches Open MPI parameters through MPI_T"
+                      : "switches NCCL_ALGO / NCCL_PROTO at each NCCL communicator init",
+        kind, o.backend));
   }
   if (o.backend == "mpi" && bo.gpus != 1) {
     throw ConfigError(fmt::format(

@@ -33,9 +33,9 @@ struct RunOptions {
   bool in_place = true;
   RunPolicy policy;
   BackendOptions backend_options;
-  // --interleave: the settings (MCA name -> integer text) to measure side by side, one
+  // --interleave: the settings (environment name -> value) to measure side by side, one
   // communicator each, as the product of the flags' values; empty without the flag.
-  std::vector<MpiTSettings> interleaved;
+  std::vector<InProcessSettings> interleaved;
   double timeout_seconds = 300;
   std::string json_path;  // empty: no JSONL
   bool help = false;

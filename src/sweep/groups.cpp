@@ -12,12 +12,14 @@ namespace {
 std::string knob_value(const Point& point, const std::string& key) {
   const auto it = point.settings.find(key);
   if (it == point.settings.end()) return "default";
-  return canonical_mpi_t_value(it->second).value_or(it->second);
+  return canonical_in_process_value(key, it->second).value_or(it->second);
 }
 
-bool interleavable(const Point& point) {
+// Open MPI parameters switch on the MPI backend only, NCCL_ALGO / NCCL_PROTO on NCCL only.
+bool interleavable(const SweepSpec& spec, const Point& point) {
   const auto backend = point.settings.find("backend");
-  return backend == point.settings.end() || backend->second == "mpi";
+  const std::string name = backend == point.settings.end() ? "mpi" : backend->second;
+  return name == (is_nccl_in_process_knob(spec.interleave.front()) ? "nccl" : "mpi");
 }
 
 }  // namespace
@@ -28,7 +30,7 @@ std::vector<std::vector<std::size_t>> launch_groups(const SweepSpec& spec,
   // Per group, the settings besides the interleaved knobs; nullopt for a point that runs alone.
   std::vector<std::optional<Settings>> shared;
   for (std::size_t i = 0; i < points.size(); ++i) {
-    if (spec.interleave.empty() || !interleavable(points[i])) {
+    if (spec.interleave.empty() || !interleavable(spec, points[i])) {
       groups.push_back({i});
       shared.emplace_back();
       continue;

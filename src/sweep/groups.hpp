@@ -1,7 +1,8 @@
 #pragma once
-// Which points share one launch: with a spec's `interleave:` axes, the MPI-backend points that
-// differ only in those knobs run together (`colltune run --interleave-set`, one communicator per
-// point, samples in turns); every other point runs alone.
+// Which points share one launch: with a spec's `interleave:` axes, the points of the backend that
+// switches them (MPI for OMPI_MCA_ ones, NCCL for NCCL_ALGO / NCCL_PROTO) that differ only in
+// those knobs run together (`colltune run --interleave-set`, one communicator per point, samples
+// in turns); every other point runs alone.
 
 #include <map>
 #include <string>
@@ -24,7 +25,7 @@ Launch build_group_launch(const SweepSpec& spec, const std::vector<const Point*>
                           const std::string& colltune_path, const std::string& records_path);
 
 // The member a record belongs to: the one whose interleaved knobs equal the record's
-// in_process_knobs (OMPI_MCA_<name> -> value, "default" for unset). -1 when none does.
+// in_process_knobs (environment name -> value, "default" for unset). -1 when none does.
 int member_of_record(const SweepSpec& spec, const std::vector<const Point*>& members,
                      const std::map<std::string, std::string>& in_process_knobs);
 

@@ -11,8 +11,8 @@
 
 #include "core/errors.hpp"
 #include "core/interleave.hpp"
+#include "core/knobs.hpp"
 #include "core/suggest.hpp"
-#include "sweep/knobs.hpp"
 
 namespace colltune {
 namespace {
@@ -239,23 +239,33 @@ void parse_benchmark(const Parser& p, const YAML::Node& node, SweepSpec& spec,
   }
 }
 
-// interleave: OMPI_MCA_ axes with integer values, switched through MPI_T inside one launch.
+// interleave: axes switched inside one launch: OMPI_MCA_ ones with integer values (through
+// MPI_T), or NCCL_ALGO / NCCL_PROTO (at each NCCL communicator init); one kind per spec.
 void parse_interleave_keys(const Parser& p, const YAML::Node& node, SweepSpec& spec) {
   for (const std::string& key : p.strings(node, "interleave")) {
     const auto axis = std::find_if(spec.axes.begin(), spec.axes.end(),
                                    [&](const Axis& a) { return a.key == key; });
     const bool repeated =
         std::find(spec.interleave.begin(), spec.interleave.end(), key) != spec.interleave.end();
-    if (!key.starts_with("OMPI_MCA_") || axis == spec.axes.end() || repeated) {
+    const bool nccl = is_nccl_in_process_knob(key);
+    if ((!key.starts_with("OMPI_MCA_") && !nccl) || axis == spec.axes.end() || repeated) {
       p.fail(node, "interleave",
-             fmt::format("'{}' is not allowed; allowed: OMPI_MCA_ axes of this spec, each once "
-                         "(MPI_T switches them inside one launch)",
+             fmt::format("'{}' is not allowed; allowed: OMPI_MCA_ axes of this spec (MPI_T "
+                         "switches them inside one launch), or its NCCL_ALGO / NCCL_PROTO axes "
+                         "(set at each NCCL communicator init); each once",
                          key));
     }
+    if (!spec.interleave.empty() && is_nccl_in_process_knob(spec.interleave.front()) != nccl) {
+      p.fail(node, "interleave",
+             fmt::format("{} and {} are switched by different backends; allowed: OMPI_MCA_ "
+                         "axes or NCCL ones, not both",
+                         spec.interleave.front(), key));
+    }
     for (const auto& value : axis->values) {
-      if (value && !canonical_mpi_t_value(*value)) {
+      if (value && !canonical_in_process_value(key, *value)) {
         p.fail(node, "interleave",
-               fmt::format("{} has the value '{}'; allowed: integers and null", key, *value));
+               fmt::format("{} has the value '{}'; allowed: {} and null", key, *value,
+                           nccl ? "lists NCCL parses" : "integers"));
       }
     }
     const auto dynamic = spec.env.find("OMPI_MCA_coll_tuned_use_dynamic_rules");

@@ -40,7 +40,8 @@ struct SweepSpec {
   // Environment settings only: the baseline of each backend-and-placement group (default: no
   // knob set). Naming a placement or backend axis too makes the matching points the baselines.
   Rule baseline;
-  // OMPI_MCA_ axes switched through MPI_T: points that differ only in them share one launch
+  // Axes switched inside one process (OMPI_MCA_ ones through MPI_T, or NCCL_ALGO / NCCL_PROTO at
+  // each NCCL init): points that differ only in them share one launch
   // (`colltune run --interleave-set`), their samples taken in turns.
   std::vector<std::string> interleave;
   std::vector<std::string> notes;  // e.g. unknown variables passed through unchecked

@@ -131,15 +131,15 @@ TEST(RunOptions, InterleaveIsTheProductInFlagOrder) {
   const RunOptions o =
       parse_run_options({"--interleave", "OMPI_MCA_coll_tuned_allreduce_algorithm=4,default,4",
                          "--interleave", "coll_tuned_allreduce_algorithm_segmentsize=0,08192"});
-  const std::vector<MpiTSettings> expected{
-      {{"coll_tuned_allreduce_algorithm", "4"},
-       {"coll_tuned_allreduce_algorithm_segmentsize", "0"}},
-      {{"coll_tuned_allreduce_algorithm", "4"},
-       {"coll_tuned_allreduce_algorithm_segmentsize", "8192"}},
-      {{"coll_tuned_allreduce_algorithm", "default"},
-       {"coll_tuned_allreduce_algorithm_segmentsize", "0"}},
-      {{"coll_tuned_allreduce_algorithm", "default"},
-       {"coll_tuned_allreduce_algorithm_segmentsize", "8192"}}};
+  const std::vector<InProcessSettings> expected{
+      {{"OMPI_MCA_coll_tuned_allreduce_algorithm", "4"},
+       {"OMPI_MCA_coll_tuned_allreduce_algorithm_segmentsize", "0"}},
+      {{"OMPI_MCA_coll_tuned_allreduce_algorithm", "4"},
+       {"OMPI_MCA_coll_tuned_allreduce_algorithm_segmentsize", "8192"}},
+      {{"OMPI_MCA_coll_tuned_allreduce_algorithm", "default"},
+       {"OMPI_MCA_coll_tuned_allreduce_algorithm_segmentsize", "0"}},
+      {{"OMPI_MCA_coll_tuned_allreduce_algorithm", "default"},
+       {"OMPI_MCA_coll_tuned_allreduce_algorithm_segmentsize", "8192"}}};
   EXPECT_EQ(o.interleaved, expected);
   EXPECT_TRUE(parse_run_options({}).interleaved.empty());
 }
@@ -149,10 +149,13 @@ TEST(RunOptions, InterleaveSetsAreTakenOneEachWithDefaultsFilledIn) {
       {"--interleave-set", "OMPI_MCA_coll_tuned_allreduce_algorithm=default", "--interleave-set",
        "coll_tuned_allreduce_algorithm=3", "--interleave-set",
        "coll_tuned_alltoall_algorithm=2  coll_tuned_allreduce_algorithm=default"});
-  const std::vector<MpiTSettings> expected{
-      {{"coll_tuned_allreduce_algorithm", "default"}, {"coll_tuned_alltoall_algorithm", "default"}},
-      {{"coll_tuned_allreduce_algorithm", "3"}, {"coll_tuned_alltoall_algorithm", "default"}},
-      {{"coll_tuned_allreduce_algorithm", "default"}, {"coll_tuned_alltoall_algorithm", "2"}}};
+  const std::vector<InProcessSettings> expected{
+      {{"OMPI_MCA_coll_tuned_allreduce_algorithm", "default"},
+       {"OMPI_MCA_coll_tuned_alltoall_algorithm", "default"}},
+      {{"OMPI_MCA_coll_tuned_allreduce_algorithm", "3"},
+       {"OMPI_MCA_coll_tuned_alltoall_algorithm", "default"}},
+      {{"OMPI_MCA_coll_tuned_allreduce_algorithm", "default"},
+       {"OMPI_MCA_coll_tuned_alltoall_algorithm", "2"}}};
   EXPECT_EQ(o.interleaved, expected);
 }
 
@@ -160,7 +163,8 @@ TEST(RunOptions, InterleaveRejectsWhatMpiTCannotTake) {
   EXPECT_EQ(
       error_of({"--interleave", "coll_tuned_allreduce_algorithm"}),
       "--interleave: 'coll_tuned_allreduce_algorithm' is not NAME=V1,V2,...; allowed: an "
-      "Open MPI parameter and its integer values, such as coll_tuned_allreduce_algorithm=1,2,4");
+      "Open MPI parameter and its integer values, such as coll_tuned_allreduce_algorithm=1,2,4, "
+      "or NCCL_ALGO / NCCL_PROTO and their values, such as NCCL_ALGO=Ring,Tree");
   EXPECT_EQ(error_of({"--interleave", "Coll_Tuned=1"}).substr(0, 30),
             "--interleave: 'Coll_Tuned=1' i");
   EXPECT_EQ(error_of({"--interleave", "coll_tuned_allreduce_algorithm=1,ring"}),
@@ -174,7 +178,8 @@ TEST(RunOptions, InterleaveRejectsWhatMpiTCannotTake) {
             "--interleave-set: 'a=01' is given twice; allowed: once each");
   EXPECT_EQ(error_of({"--interleave-set", "a=1 a=2"}),
             "--interleave-set: 'a=1 a=2' is not NAME=V NAME2=V2 ...; allowed: Open MPI "
-            "parameters, each once, with an integer or default");
+            "parameters with an integer, or NCCL_ALGO / NCCL_PROTO with a list; each once, or "
+            "default");
   EXPECT_EQ(error_of({"--interleave-set", " "}),
             "--interleave-set: ' ' names no parameter; allowed: NAME=V NAME2=V2 ...");
   EXPECT_EQ(error_of({"--interleave", "a=1", "--interleave-set", "a=2"}),
@@ -186,12 +191,55 @@ TEST(RunOptions, InterleaveRejectsWhatMpiTCannotTake) {
 }
 
 TEST(Interleave, CanonicalValues) {
-  EXPECT_EQ(canonical_mpi_t_value("007"), "7");
-  EXPECT_EQ(canonical_mpi_t_value("-3"), "-3");
-  EXPECT_EQ(canonical_mpi_t_value("default"), "default");
-  EXPECT_EQ(canonical_mpi_t_value("2147483648"), std::nullopt);
-  EXPECT_EQ(canonical_mpi_t_value("1.5"), std::nullopt);
-  EXPECT_EQ(canonical_mpi_t_value(""), std::nullopt);
+  const std::string knob = "OMPI_MCA_coll_tuned_allreduce_algorithm";
+  EXPECT_EQ(canonical_in_process_value(knob, "007"), "7");
+  EXPECT_EQ(canonical_in_process_value(knob, "-3"), "-3");
+  EXPECT_EQ(canonical_in_process_value(knob, "default"), "default");
+  EXPECT_EQ(canonical_in_process_value(knob, "2147483648"), std::nullopt);
+  EXPECT_EQ(canonical_in_process_value(knob, "1.5"), std::nullopt);
+  EXPECT_EQ(canonical_in_process_value(knob, ""), std::nullopt);
+  EXPECT_EQ(canonical_in_process_value("NCCL_ALGO", "^Tree"), "^Tree");
+  EXPECT_EQ(canonical_in_process_value("NCCL_ALGO", "allreduce:tree;broadcast:ring"),
+            "allreduce:tree;broadcast:ring");
+  EXPECT_EQ(canonical_in_process_value("NCCL_PROTO", "LL128"), "LL128");
+  EXPECT_EQ(canonical_in_process_value("NCCL_PROTO", "Tree"), std::nullopt);
+  EXPECT_EQ(canonical_in_process_value("NCCL_ALGO", ""), std::nullopt);
+  EXPECT_EQ(canonical_in_process_value("NCCL_P2P_LEVEL", "NVL"), std::nullopt);
+}
+
+TEST(Interleave, NcclAlgoAndProtoAreSwitchedOnTheNcclBackend) {
+  const RunOptions o =
+      parse_run_options({"--backend", "nccl", "--interleave", "NCCL_ALGO=Ring,Tree,default",
+                         "--interleave", "NCCL_PROTO=Simple"});
+  const std::vector<InProcessSettings> expected{
+      {{"NCCL_ALGO", "Ring"}, {"NCCL_PROTO", "Simple"}},
+      {{"NCCL_ALGO", "Tree"}, {"NCCL_PROTO", "Simple"}},
+      {{"NCCL_ALGO", "default"}, {"NCCL_PROTO", "Simple"}}};
+  EXPECT_EQ(o.interleaved, expected);
+  EXPECT_EQ(interleave_backend(o.interleaved), "nccl");
+  // A list value (commas inside) goes through --interleave-set, which splits at spaces.
+  EXPECT_EQ(
+      parse_run_options({"--backend", "nccl", "--interleave-set", "NCCL_ALGO=^Ring,Tree",
+                         "--interleave-set", "NCCL_PROTO=LL"})
+          .interleaved,
+      (std::vector<InProcessSettings>{{{"NCCL_ALGO", "^Ring,Tree"}, {"NCCL_PROTO", "default"}},
+                                      {{"NCCL_ALGO", "default"}, {"NCCL_PROTO", "LL"}}}));
+  EXPECT_EQ(error_of({"--interleave", "NCCL_ALGO=Ring"}),
+            "--interleave: switches NCCL_ALGO / NCCL_PROTO at each NCCL communicator init; "
+            "allowed: with --backend nccl, not mpi");
+  EXPECT_EQ(error_of({"--backend", "nccl", "--interleave", "NCCL_ALGO=Ring,Rong"}),
+            "--interleave NCCL_ALGO: 'Rong' is not allowed; allowed: a comma list of Ring Tree "
+            "CollnetDirect CollnetChain NVLS NVLSTree PAT, optionally starting with ^ to exclude, "
+            "or per collective as allreduce:ring;broadcast:^tree (allreduce broadcast reduce "
+            "allgather reducescatter), or default (the launch value)");
+  EXPECT_EQ(error_of({"--backend", "nccl", "--interleave", "NCCL_P2P_LEVEL=NVL,SYS"}),
+            "--interleave: NCCL_P2P_LEVEL is read once per process by NCCL; allowed: NCCL_ALGO "
+            "NCCL_PROTO (re-read at every communicator init); sweep NCCL_P2P_LEVEL as an axis, "
+            "one launch per value");
+  EXPECT_EQ(error_of({"--interleave-set", "NCCL_ALGO=Ring coll_tuned_allreduce_algorithm=1"}),
+            "--interleave-set: Open MPI parameters and NCCL knobs together; allowed: one kind "
+            "per launch (Open MPI ones with --backend mpi, NCCL_ALGO / NCCL_PROTO with "
+            "--backend nccl)");
 }
 
 }  // namespace

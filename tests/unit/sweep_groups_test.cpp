@@ -60,5 +60,37 @@ TEST(SweepGroups, TheLaunchPassesOneSettingPerMemberAndNoKnobInTheEnvironment) {
   EXPECT_EQ(std::count(alone.argv.begin(), alone.argv.end(), "--interleave-set"), 0);
 }
 
+TEST(SweepGroups, NcclAlgoAxesGroupTheNcclPointsAndLeaveMpiOnesAlone) {
+  const SweepSpec spec = parse_spec(R"(
+env: {NCCL_PROTO: Simple}
+benchmark: {collectives: allreduce, max_bytes: 1M}
+axes:
+  backend: [mpi, nccl]
+  NCCL_ALGO: [null, Ring, '^Tree,Ring']
+interleave: [NCCL_ALGO]
+)",
+                                    "s.yaml");
+  const std::vector<Point> points = expand(spec);
+  ASSERT_EQ(points.size(), 6u);
+  const auto groups = launch_groups(spec, points);
+  ASSERT_EQ(groups.size(), 3u + 1u);  // each mpi point alone, the three nccl ones together
+  std::vector<const Point*> members;
+  for (const auto& group : groups) {
+    if (group.size() == 1) continue;
+    for (std::size_t i : group) members.push_back(&points[i]);
+  }
+  ASSERT_EQ(members.size(), 3u);
+  EXPECT_EQ(members.front()->settings.at("backend"), "nccl");
+  const Launch l = build_group_launch(spec, members, "/bin/colltune", "/r/x.jsonl");
+  EXPECT_EQ(l.env.count("NCCL_ALGO"), 0u);
+  EXPECT_EQ(l.env.at("NCCL_PROTO"), "Simple");  // the spec's env: set at launch
+  const std::vector<std::string> tail(l.argv.end() - 6, l.argv.end());
+  EXPECT_EQ(tail, (std::vector<std::string>{"--interleave-set", "NCCL_ALGO=default",
+                                            "--interleave-set", "NCCL_ALGO=Ring",
+                                            "--interleave-set", "NCCL_ALGO=^Tree,Ring"}));
+  EXPECT_EQ(member_of_record(spec, members, {{"NCCL_ALGO", "^Tree,Ring"}}), 2);
+  EXPECT_EQ(member_of_record(spec, members, {{"NCCL_ALGO", "Tree"}}), -1);
+}
+
 }  // namespace
 }  // namespace colltune

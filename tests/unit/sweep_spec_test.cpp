@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
 #include "core/errors.hpp"
+#include "core/knobs.hpp"
 #include "sweep/expand.hpp"
-#include "sweep/knobs.hpp"
 #include "sweep/spec.hpp"
 
 namespace colltune {
@@ -213,21 +213,23 @@ baseline: {bind_to: none}
   EXPECT_EQ(points[1].label, "backend=mpi bind_to=none");
 }
 
-TEST(SweepSpec, InterleaveNamesOmpiAxesWithIntegerValues) {
+TEST(SweepSpec, InterleaveNamesOmpiAxesWithIntegerValuesOrNcclAlgoAndProto) {
   const std::string base =
       "env: {OMPI_MCA_coll_tuned_use_dynamic_rules: 1}\n"
-      "axes: {OMPI_MCA_coll_tuned_allreduce_algorithm: [1, 2], NCCL_ALGO: [Ring], "
-      "OMPI_MCA_btl: [self, tcp]}\n";
-  EXPECT_EQ(error_of(base + "interleave: [NCCL_ALGO]"),
-            "s.yaml:3:13: interleave: 'NCCL_ALGO' is not allowed; allowed: OMPI_MCA_ axes of this "
-            "spec, each once (MPI_T switches them inside one launch)");
-  EXPECT_EQ(error_of(base + "interleave: OMPI_MCA_coll_tuned_alltoall_algorithm"),
-            "s.yaml:3:13: interleave: 'OMPI_MCA_coll_tuned_alltoall_algorithm' is not allowed; "
-            "allowed: OMPI_MCA_ axes of this spec, each once (MPI_T switches them inside one "
-            "launch)");
+      "axes: {OMPI_MCA_coll_tuned_allreduce_algorithm: [1, 2], NCCL_ALGO: [Ring, '^Tree'], "
+      "OMPI_MCA_btl: [self, tcp], NCCL_P2P_LEVEL: [NVL]}\n";
+  EXPECT_EQ(error_of(base + "interleave: [NCCL_P2P_LEVEL]"),
+            "s.yaml:3:13: interleave: 'NCCL_P2P_LEVEL' is not allowed; allowed: OMPI_MCA_ axes "
+            "of this spec (MPI_T switches them inside one launch), or its NCCL_ALGO / NCCL_PROTO "
+            "axes (set at each NCCL communicator init); each once");
+  EXPECT_EQ(error_of(base + "interleave: OMPI_MCA_coll_tuned_alltoall_algorithm").substr(0, 82),
+            "s.yaml:3:13: interleave: 'OMPI_MCA_coll_tuned_alltoall_algorithm' is not allowed; ");
   EXPECT_EQ(error_of(base + "interleave: [OMPI_MCA_btl]"),
             "s.yaml:3:13: interleave: OMPI_MCA_btl has the value 'self'; allowed: integers and "
             "null");
+  EXPECT_EQ(error_of(base + "interleave: [NCCL_ALGO, OMPI_MCA_coll_tuned_allreduce_algorithm]"),
+            "s.yaml:3:13: interleave: NCCL_ALGO and OMPI_MCA_coll_tuned_allreduce_algorithm are "
+            "switched by different backends; allowed: OMPI_MCA_ axes or NCCL ones, not both");
   EXPECT_EQ(error_of("axes: {OMPI_MCA_coll_tuned_allreduce_algorithm: [1, 2]}\n"
                      "interleave: OMPI_MCA_coll_tuned_allreduce_algorithm"),
             "s.yaml:2:13: interleave: OMPI_MCA_coll_tuned_allreduce_algorithm needs env: "
@@ -235,6 +237,8 @@ TEST(SweepSpec, InterleaveNamesOmpiAxesWithIntegerValues) {
   EXPECT_EQ(
       parse_spec(base + "interleave: OMPI_MCA_coll_tuned_allreduce_algorithm", "s.yaml").interleave,
       std::vector<std::string>{"OMPI_MCA_coll_tuned_allreduce_algorithm"});
+  EXPECT_EQ(parse_spec(base + "interleave: NCCL_ALGO", "s.yaml").interleave,
+            std::vector<std::string>{"NCCL_ALGO"});
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <map>
 #include <vector>
 
 #include "backends/mpi/mpi_tool_knobs.hpp"
@@ -117,7 +118,11 @@ struct MpiCommunicator::Impl {
 
 MpiCommunicator::MpiCommunicator(const MpiWorld& world, const BackendOptions& options)
     : impl_(std::make_unique<Impl>()), rank_(world.rank()), size_(world.size()) {
-  write_mpi_t_knobs(options.mpi_t_knobs);
+  std::map<std::string, std::string> mca;  // ompi_info's names, without OMPI_MCA_
+  for (const auto& [env_name, value] : options.in_process_knobs) {
+    if (env_name.starts_with("OMPI_MCA_")) mca[env_name.substr(9)] = value;
+  }
+  write_mpi_t_knobs(mca);
   COLLTUNE_MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &impl_->comm));
   MPI_Comm_set_errhandler(impl_->comm, MPI_ERRORS_RETURN);
 }

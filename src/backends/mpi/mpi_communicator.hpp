@@ -9,7 +9,7 @@ namespace colltune {
 class MpiCommunicator : public Communicator {
  public:
   // Duplicates MPI_COMM_WORLD so measured traffic never mixes with the runner's own, after
-  // writing options.mpi_t_knobs (--interleave) so that the duplicate uses them. Collective.
+  // writing options.in_process_knobs (--interleave) so that the duplicate uses them. Collective.
   MpiCommunicator(const MpiWorld& world, const BackendOptions& options);
   ~MpiCommunicator() override;
 

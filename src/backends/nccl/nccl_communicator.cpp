@@ -9,6 +9,8 @@
 #include "backends/nccl/gpu_choice.hpp"
 #include "backends/nccl/nccl_state.hpp"
 #include "backends/nccl/nccl_types.hpp"
+#include "core/env_switch.hpp"
+#include "core/errors.hpp"
 #include "core/validation.hpp"
 
 namespace colltune {
@@ -132,6 +134,12 @@ NcclCommunicator::NcclCommunicator(MpiWorld& world, const BackendOptions& option
     impl_->gpus.push_back(std::move(gpu));
   }
 
+  // Every rank must agree before any enters the init, or the others would wait there forever.
+  const auto switch_error = nccl_env_switch_error(options.in_process_knobs);
+  if (world.sum_over_ranks(switch_error ? 1 : 0) > 0) {
+    throw ConfigError(switch_error.value_or(
+        "--interleave: another rank cannot switch these NCCL knobs (its line says why)"));
+  }
   ncclUniqueId id{};
   if (world.rank() == 0) COLLTUNE_NCCL_CHECK(ncclGetUniqueId(&id));
   world.broadcast_bytes(&id, sizeof(id));
@@ -141,6 +149,9 @@ NcclCommunicator::NcclCommunicator(MpiWorld& world, const BackendOptions& option
   if (options.min_ctas >= 0) config.minCTAs = options.min_ctas;
   if (options.max_ctas >= 0) config.maxCTAs = options.max_ctas;
   if (!options.net_name.empty()) config.netName = impl_->options.net_name.c_str();
+  // --interleave: NCCL reads NCCL_ALGO / NCCL_PROTO while it initialises a communicator, so
+  // they are set only until this one is ready (end_group waits out a non-blocking init).
+  const ScopedEnvironment knobs(options.in_process_knobs);
   // One thread initialising several ranks must group the calls, or the first waits forever.
   COLLTUNE_NCCL_CHECK(ncclGroupStart());
   for (Gpu& gpu : impl_->gpus) {

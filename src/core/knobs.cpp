@@ -1,4 +1,4 @@
-#include "sweep/knobs.hpp"
+#include "core/knobs.hpp"
 
 #include <algorithm>
 #include <array>

@@ -1,0 +1,65 @@
+#include "core/env_switch.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+namespace colltune {
+namespace {
+
+std::optional<std::string> get(const char* name) {
+  const char* value = std::getenv(name);
+  return value == nullptr ? std::nullopt : std::optional<std::string>(value);
+}
+
+TEST(ScopedEnvironment, SetsForItsLifetimeAndRestoresSetAndUnsetAlike) {
+  setenv("COLLTUNE_TEST_SET", "launch", 1);
+  unsetenv("COLLTUNE_TEST_UNSET");
+  setenv("COLLTUNE_TEST_DEFAULT", "kept", 1);
+  {
+    const ScopedEnvironment scoped({{"COLLTUNE_TEST_SET", "Tree"},
+                                    {"COLLTUNE_TEST_UNSET", "LL128"},
+                                    {"COLLTUNE_TEST_DEFAULT", "default"}});
+    EXPECT_EQ(get("COLLTUNE_TEST_SET"), "Tree");
+    EXPECT_EQ(get("COLLTUNE_TEST_UNSET"), "LL128");
+    EXPECT_EQ(get("COLLTUNE_TEST_DEFAULT"), "kept");
+  }
+  EXPECT_EQ(get("COLLTUNE_TEST_SET"), "launch");
+  EXPECT_EQ(get("COLLTUNE_TEST_UNSET"), std::nullopt);
+  EXPECT_EQ(get("COLLTUNE_TEST_DEFAULT"), "kept");
+  unsetenv("COLLTUNE_TEST_SET");
+  unsetenv("COLLTUNE_TEST_DEFAULT");
+}
+
+TEST(NcclEnvSwitch, ARefusalNamesTheConfigFileOrPluginThatWouldDefeatIt) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("colltune-env-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string conf = (dir / "nccl.conf").string();
+  std::ofstream(conf) << "# NCCL_PROTO=LL\nNCCL_DEBUG=WARN\n  NCCL_ALGO = Tree\n";
+  setenv("NCCL_CONF_FILE", conf.c_str(), 1);
+  unsetenv("NCCL_ALGO");
+  unsetenv("NCCL_PROTO");
+  unsetenv("NCCL_ENV_PLUGIN");
+  EXPECT_EQ(nccl_env_switch_error({{"NCCL_PROTO", "LL"}}), std::nullopt);  // commented out
+  EXPECT_EQ(nccl_env_switch_error({{"NCCL_ALGO", "Ring"}}),
+            "--interleave: NCCL_ALGO is set in " + conf +
+                ", which NCCL applies at its first init only, so 'default' would differ between "
+                "settings; allowed: NCCL_ALGO exported at launch (then default is that value)");
+  setenv("NCCL_ALGO", "Ring", 1);  // exported: a config file no longer matters
+  EXPECT_EQ(nccl_env_switch_error({{"NCCL_ALGO", "Tree"}}), std::nullopt);
+  setenv("NCCL_ENV_PLUGIN", "libnccl-env-custom.so", 1);
+  EXPECT_EQ(nccl_env_switch_error({{"NCCL_ALGO", "Tree"}}).value_or("").substr(0, 48),
+            "--interleave: NCCL_ENV_PLUGIN=libnccl-env-custom");
+  EXPECT_EQ(nccl_env_switch_error({}), std::nullopt);  // nothing interleaved, nothing to refuse
+  unsetenv("NCCL_ENV_PLUGIN");
+  unsetenv("NCCL_ALGO");
+  unsetenv("NCCL_CONF_FILE");
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace colltune

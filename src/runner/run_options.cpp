@@ -254,18 +254,22 @@ NCCL backend (one communicator rank per GPU):
   --nccl-blocking 0|1     ncclConfig_t.blocking (default 1)
   --cga-cluster-size N, --min-ctas N, --max-ctas N, --net-name NAME
                           the other ncclConfig_t fields a tuner sets (default: NCCL's)
-MPI backend:
+Settings side by side in one launch:
   --interleave NAME=V1,V2,...
-                          measure each value of an Open MPI parameter in this one launch, on
-                          a communicator created after writing it through MPI_T, samples taken
-                          in turns (A B C, A B C) so drift hits all alike; repeat the flag for
-                          a product (at most 64). A value may be default: the one the job
-                          was launched with. coll_tuned_<coll>_algorithm needs
-                          OMPI_MCA_coll_tuned_use_dynamic_rules=1 at launch
+                          measure each value in this one launch, each on a communicator
+                          created with it, samples taken in turns (A B C, A B C) so drift hits
+                          all alike; repeat the flag for a product (at most 64). A value may be
+                          default: the one the job was launched with. NAME is an Open MPI
+                          parameter (--backend mpi; written through MPI_T;
+                          coll_tuned_<coll>_algorithm needs
+                          OMPI_MCA_coll_tuned_use_dynamic_rules=1 at launch), or NCCL_ALGO /
+                          NCCL_PROTO (--backend nccl; set in the environment while NCCL
+                          initialises that communicator, the only NCCL knobs it re-reads there)
   --interleave-set 'NAME=V NAME2=V2'
                           one setting to measure so, per flag (what colltune sweep passes for
-                          a spec's interleave: axes); instead of --interleave. --timeout
-                          then limits each size times the number of settings
+                          a spec's interleave: axes), for list values such as NCCL_ALGO=^Tree,Ring;
+                          instead of --interleave. --timeout then limits each size times the
+                          number of settings
 
   --json FILE             one JSON record per (collective, size, in-place), with raw samples
   --timeout SECONDS       limit per measured size; a hang aborts the job (default 300, 0 = off)

@@ -1,6 +1,7 @@
 """On a GPU (label gpu): every collective x dtype x op (avg, half, bfloat16 and fp8 included)
 validates with #wrong 0 through NCCL, with and without -G, and on a non-blocking communicator;
-a corrupted element is caught; with two or more GPUs, -g 2 drives them from one process and
+--interleave NCCL_ALGO tells NCCL each value at its own communicator's init; a corrupted element
+is caught; with two or more GPUs, -g 2 drives them from one process and
 validates alike. Runs colltune without a launcher (single-process mode), so it needs no MPI.
 Skipped (77) where no GPU is visible."""
 import argparse
@@ -80,6 +81,32 @@ if os.path.exists(out):
     for r in map(json.loads, open(out)):
         check(r["wrong"] == 0 and r["ops_per_sample"] == 20, f"-m 4: {r['collective']} "
               f"{r['bytes']} B: #wrong {r['wrong']}, ops_per_sample {r['ops_per_sample']}")
+
+# --interleave NCCL_ALGO: one communicator per value, each told its value at init (NCCL's INFO
+# line per init) and validated; the launch's environment is back afterwards (context lacks it).
+out = os.path.join(workdir, "interleave.jsonl")
+proc = subprocess.run([args.colltune, "run", "--backend", "nccl", "--coll", "allreduce", "-b", "1M",
+                       "-e", "1M", "-n", "5", "--repetitions", "3", "--json", out, "--interleave",
+                       "NCCL_ALGO=Ring,Tree,default"],
+                      env=dict(env, NCCL_DEBUG="INFO", NCCL_DEBUG_SUBSYS="ENV", NCCL_PROTO="Simple"),
+                      capture_output=True, text=True, timeout=300)
+log = proc.stdout + proc.stderr
+check(proc.returncode == 0, f"--interleave NCCL_ALGO: exit {proc.returncode}: {proc.stderr[-800:]}")
+told = [line.split("set by environment to ")[-1] for line in log.splitlines()
+        if "NCCL_ALGO set by environment to" in line]
+check(told == ["Ring", "Tree"], f"--interleave NCCL_ALGO: NCCL was told {told}")
+if os.path.exists(out):
+    records = [json.loads(line) for line in open(out)]
+    knobs = sorted(r["in_process_knobs"]["NCCL_ALGO"] for r in records)
+    check(knobs == ["Ring", "Ring", "Tree", "Tree", "default", "default"],
+          f"--interleave NCCL_ALGO: records carry {knobs}")
+    check(all(r["wrong"] == 0 for r in records), "--interleave NCCL_ALGO: wrong results")
+    environment = records[0]["context"]["environment"] if records else {}
+    check("NCCL_ALGO" not in environment and environment.get("NCCL_PROTO") == "Simple",
+          f"--interleave NCCL_ALGO: the launch environment was not restored: {environment}")
+    print(f"--interleave NCCL_ALGO: NCCL told {told}; busbw by setting: " + ", ".join(
+        f"{r['in_process_knobs']['NCCL_ALGO']}/{'in' if r['in_place'] else 'out'} "
+        f"{r.get('busbw_gbps')}" for r in records))
 
 code, stdout, _ = run(["--coll", "allreduce", "-b", "1K", "-e", "1K", "--test-corrupt"])
 check(code == 7 and "FAILED" in stdout, f"corrupted result: exit {code}")

@@ -45,6 +45,21 @@ if " nccl" in version:
     check(len(lines) == 1 and "--backend nccl: no CUDA device" in lines[0] and
           "cudaGetDeviceCount" in lines[0], f"--backend nccl without a GPU: {lines}")
     check(not os.path.exists(out) and not os.path.exists(out + ".partial"), "nccl: a file was written")
+    # --interleave NCCL_ALGO where a NCCL config file sets it: every rank refuses together, before
+    # looking for a GPU, with one line naming the file (NCCL would apply it to some settings only).
+    conf = os.path.join(harness.workdir(), "nccl.conf")
+    with open(conf, "w") as f:
+        f.write("NCCL_DEBUG=WARN\nNCCL_ALGO=Tree\n")
+    conf_env = {k: v for k, v in env.items() if k != "NCCL_ALGO"}
+    conf_env["NCCL_CONF_FILE"] = conf
+    proc = subprocess.run(harness.mpirun_argv(args, ["--backend", "nccl", "--interleave",
+                                                     "NCCL_ALGO=Ring,default", "--json", out]),
+                          env=conf_env, capture_output=True, text=True, timeout=60)
+    lines = [l for l in proc.stderr.splitlines() if l.startswith("colltune")]
+    check(proc.returncode == 2 and len(lines) == 1 and f"NCCL_ALGO is set in {conf}" in lines[0],
+          f"--interleave NCCL_ALGO with a config file: exit {proc.returncode}, {lines}")
+    check(not os.path.exists(out) and not os.path.exists(out + ".partial"),
+          "--interleave NCCL_ALGO: a file was written")
     # Without a launcher a GPU backend runs as one process and never initialises MPI.
     proc = subprocess.run([args.colltune, "run", "--backend", "nccl"], env=env, capture_output=True,
                           text=True, timeout=30)

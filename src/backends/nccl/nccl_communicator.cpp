@@ -112,6 +112,12 @@ NcclCommunicator::NcclCommunicator(MpiWorld& world, const BackendOptions& option
     : impl_(std::make_unique<Impl>()) {
   impl_->world = &world;
   impl_->options = options;
+  // Every rank must agree before any goes on, or the others would wait in the init forever.
+  const auto switch_error = nccl_env_switch_error(options.in_process_knobs);
+  if (world.sum_over_ranks(switch_error ? 1 : 0) > 0) {
+    throw ConfigError(switch_error.value_or(
+        "--interleave: another rank cannot switch these NCCL knobs (its line says why)"));
+  }
   const std::vector<int> ordinals = choose_devices(world, options);
   const int per_process = static_cast<int>(ordinals.size());
   impl_->nranks = world.size() * per_process;
@@ -134,12 +140,6 @@ NcclCommunicator::NcclCommunicator(MpiWorld& world, const BackendOptions& option
     impl_->gpus.push_back(std::move(gpu));
   }
 
-  // Every rank must agree before any enters the init, or the others would wait there forever.
-  const auto switch_error = nccl_env_switch_error(options.in_process_knobs);
-  if (world.sum_over_ranks(switch_error ? 1 : 0) > 0) {
-    throw ConfigError(switch_error.value_or(
-        "--interleave: another rank cannot switch these NCCL knobs (its line says why)"));
-  }
   ncclUniqueId id{};
   if (world.rank() == 0) COLLTUNE_NCCL_CHECK(ncclGetUniqueId(&id));
   world.broadcast_bytes(&id, sizeof(id));

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One short command for a GPU host with CUDA and NCCL but perhaps no MPI: runs the gpu tests
 # (tests/gpu/validate_gpu.py: every collective x dtype x op, with and without -G, a corrupted
-# element caught, -g 2 where two GPUs exist), then prints allreduce, alltoall and sendrecv at
+# element caught, --interleave NCCL_ALGO reaching each communicator's init, -g 2 where two GPUs
+# exist), then prints allreduce, alltoall and sendrecv at
 # 8 B, 1 MiB and 1 GiB, with and without -G, next to the device copy bandwidth as the ceiling.
 # Runs colltune from gpu-bundle/ (scripts/gpu-bundle.sh) or build/, building build/ first when
 # neither exists; finds NCCL in the CUDA prefix or the Python nvidia-nccl wheel.
@@ -35,7 +36,8 @@ if ! probe=$(run -b 8 -e 8 -n 1 -w 0 --repetitions 1 -c 0 2>&1); then
   echo "$probe" | grep -E "^colltune" || echo "$probe" | tail -3
   exit 2
 fi
-echo "== gpu tests: every collective x dtype x op, plain and -G, corruption caught, -g 2 if possible"
+echo "== gpu tests: every collective x dtype x op, plain and -G, corruption caught, --interleave"
+echo "   NCCL_ALGO, -g 2 if possible"
 python3 tests/gpu/validate_gpu.py --colltune "$bin" || fail=1
 if [ -x gpu-bundle/colltune-nompi ]; then
   echo "== the build without MPI (COLLTUNE_WITH_MPI=OFF): every collective, checked, -g 1"

@@ -157,16 +157,24 @@ ReportView make_report_view(const Dataset& d) {
       {"started", distinct(d, {"start_time_utc"})},
   };
   std::size_t shared = 0, largest = 0;
+  std::set<std::string> switched;  // how the shared launches switched their settings
   for (const auto& l : d.launches) {
-    if (l.together > 0) ++shared;
+    if (l.together == 0) continue;
+    ++shared;
     largest = std::max(largest, l.together + 1);
+    const auto point = std::find_if(d.points.begin(), d.points.end(),
+                                    [&](const PointInfo& p) { return p.id == l.point_id; });
+    const bool nccl = point != d.points.end() && point->settings.count("backend") != 0 &&
+                      point->settings.at("backend") == "nccl";
+    switched.insert(nccl ? "NCCL_ALGO / NCCL_PROTO set at each NCCL communicator init"
+                         : "Open MPI settings switched through MPI_T");
   }
   if (shared > 0) {
     view.context.emplace_back(
         "interleaved",
-        fmt::format("{} of {} point-rounds shared a launch, up to {} points each: Open MPI "
-                    "settings switched through MPI_T, one communicator each, samples in turns",
-                    shared, d.launches.size(), largest));
+        fmt::format("{} of {} point-rounds shared a launch, up to {} points each: {}, one "
+                    "communicator each, samples in turns",
+                    shared, d.launches.size(), largest, fmt::join(switched, "; ")));
   }
   // GPU runs: the NCCL and CUDA versions and the GPUs, where any point has them.
   for (const auto& [label, key] :

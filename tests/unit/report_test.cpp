@@ -136,5 +136,23 @@ TEST(ReportView, NcclBusbwIsHeldAgainstTheGpuCopyCeiling) {
   EXPECT_EQ(ceiling_for(d, "unknown"), 10);
 }
 
+TEST(ReportView, TheInterleavedRowSaysHowEachBackendSwitchedItsSettings) {
+  Dataset d;
+  d.kind = "sweep";
+  d.points = {{"a", "a", {{"backend", "nccl"}, {"NCCL_ALGO", "Ring"}}, false},
+              {"b", "b", {{"backend", "nccl"}}, true},
+              {"c", "c", {{"backend", "mpi"}}, true}};
+  d.launches = {{"a", 1, "done", 0, std::nullopt, {}, 1},
+                {"b", 1, "done", 0, std::nullopt, {}, 1},
+                {"c", 1, "done", 0, std::nullopt, {}, 0}};
+  const ReportView view = make_report_view(d);
+  const auto row = std::find_if(view.context.begin(), view.context.end(),
+                                [](const auto& entry) { return entry.first == "interleaved"; });
+  ASSERT_NE(row, view.context.end());
+  EXPECT_EQ(row->second,
+            "2 of 3 point-rounds shared a launch, up to 2 points each: NCCL_ALGO / NCCL_PROTO "
+            "set at each NCCL communicator init, one communicator each, samples in turns");
+}
+
 }  // namespace
 }  // namespace colltune

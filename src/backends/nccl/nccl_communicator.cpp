@@ -150,7 +150,9 @@ NcclCommunicator::NcclCommunicator(MpiWorld& world, const BackendOptions& option
   if (options.max_ctas >= 0) config.maxCTAs = options.max_ctas;
   if (!options.net_name.empty()) config.netName = impl_->options.net_name.c_str();
   // --interleave: NCCL reads NCCL_ALGO / NCCL_PROTO while it initialises a communicator, so
-  // they are set only until this one is ready (end_group waits out a non-blocking init).
+  // they are set only until this one is ready (end_group waits out a non-blocking init). The
+  // earlier communicators' NCCL threads are idle meanwhile (no op in flight), so nothing else
+  // reads the environment while setenv changes it.
   const ScopedEnvironment knobs(options.in_process_knobs);
   // One thread initialising several ranks must group the calls, or the first waits forever.
   COLLTUNE_NCCL_CHECK(ncclGroupStart());

@@ -8,8 +8,6 @@
 #include <regex>
 #include <vector>
 
-#include "sweep/spec.hpp"
-
 namespace colltune {
 namespace {
 

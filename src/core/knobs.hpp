@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace colltune {
 
@@ -18,5 +19,9 @@ std::optional<std::string> check_knob(std::string_view name, std::string_view va
 std::optional<std::string> check_map_by(std::string_view value);
 std::optional<std::string> check_bind_to(std::string_view value);
 std::optional<std::string> check_rank_by(std::string_view value);
+
+// Keys a sweep's `axes` section accepts besides environment variables (UPPER_CASE names).
+const std::vector<std::string>& placement_axis_keys();
+bool is_env_key(const std::string& key);
 
 }  // namespace colltune

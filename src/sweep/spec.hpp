@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/knobs.hpp"
+
 namespace colltune {
 
 enum class LauncherKind { kMpirun, kSrun, kLocal };
@@ -47,11 +49,6 @@ struct SweepSpec {
   std::vector<std::string> notes;  // e.g. unknown variables passed through unchecked
   std::string source_text;         // the YAML as given
 };
-
-// Keys the `axes` section accepts besides environment variables (UPPER_CASE names); these two
-// live in knobs.cpp with the other value checks.
-const std::vector<std::string>& placement_axis_keys();
-bool is_env_key(const std::string& key);
 
 // Parses and checks a spec. Throws ConfigError "<source>:<line>:<col>: <field>: ..." naming the
 // field, the value and what is allowed; unknown keys suggest the nearest known one.

@@ -27,6 +27,12 @@ for extra, expected in cases:
     check(not os.path.exists(out) and not os.path.exists(out + ".partial"),
           f"{extra}: an output file was written")
 
+# --help under the launcher: MPI starts before the options are read, yet the help comes once.
+code, stdout, stderr, seconds = harness.run(args, ["--help"], limit_seconds=30)
+check(code == 0 and stdout.count("colltune run: measure") == 1 and not stderr.strip(),
+      f"run --help under mpirun: exit {code}, {stdout.count('colltune run: measure')} copies, "
+      f"stderr {stderr[-300:]}")
+
 # An unwritable output path is bad input too, found before anything is measured.
 code, _, stderr, seconds = harness.run(args, ["--json", "/nonexistent-dir/x.jsonl"], limit_seconds=30)
 check(code == 2, f"unwritable --json: exit code {code}")

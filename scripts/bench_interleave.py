@@ -2,7 +2,8 @@
 """What `colltune run --interleave` buys: how often the fastest Open MPI allreduce algorithm per
 size changes from one repeat to the next when the algorithms are measured in one launch with
 samples taken in turns, against one launch per algorithm (set through OMPI_MCA_ in the
-environment, as a plain sweep does). Same sizes, iterations and samples both ways; each repeat
+environment, as a plain sweep does). With --backend nccl the same for NCCL_ALGO values on one
+process driving --gpus GPUs (no launcher needed). Same sizes, iterations and samples both ways; each repeat
 runs both methods, in alternating order, so drift hits both alike. Also prints how much an
 algorithm's time relative to the fastest at its size moves between repeats (the ranking's
 noise), and the wall time of each method."""
@@ -14,42 +15,54 @@ import subprocess
 import tempfile
 import time
 
-KNOB = "coll_tuned_allreduce_algorithm"
+
+def knob(args):
+    """The variable switched: its --interleave name and its environment (and record) name."""
+    if args.backend == "nccl":
+        return "NCCL_ALGO", "NCCL_ALGO"
+    return "coll_tuned_allreduce_algorithm", "OMPI_MCA_coll_tuned_allreduce_algorithm"
 
 
 def parse_args():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--colltune", required=True)
-    parser.add_argument("--np", type=int, default=4)
+    parser.add_argument("--backend", choices=["mpi", "nccl"], default="mpi")
+    parser.add_argument("--np", type=int, default=4, help="MPI ranks (--backend mpi)")
+    parser.add_argument("--gpus", type=int, default=1, help="GPUs of the one process (nccl)")
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--algorithms", default="1,2,3,4,5,6")
+    parser.add_argument("--algorithms", help="default 1,2,3,4,5,6 (mpi), Ring,Tree (nccl)")
     parser.add_argument("--max-bytes", default="1M")
-    return parser.parse_args()
+    args = parser.parse_args()
+    if args.algorithms is None:
+        args.algorithms = "Ring,Tree" if args.backend == "nccl" else "1,2,3,4,5,6"
+    return args
 
 
 def run(args, extra, env_extra):
     env = dict(os.environ, OMPI_MCA_coll_tuned_use_dynamic_rules="1", **env_extra)
+    launch = (["mpirun", "--oversubscribe", "-np", str(args.np), args.colltune, "run"]
+              if args.backend == "mpi" else
+              [args.colltune, "run", "--backend", "nccl", "-g", str(args.gpus)])
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "r.jsonl")
-        subprocess.run(["mpirun", "--oversubscribe", "-np", str(args.np), args.colltune, "run",
-                        "--coll", "allreduce", "-b", "8", "-e", args.max_bytes, "-f", "4",
+        subprocess.run(launch + ["--coll", "allreduce", "-b", "8", "-e", args.max_bytes, "-f", "4",
                         "-n", "20", "--repetitions", "10", "--in-place", "never", "-c", "0",
                         "--json", out] + extra, env=env, check=True, capture_output=True)
         return [json.loads(line) for line in open(out)]
 
 
 def interleaved(args, algorithms):
+    name, env_name = knob(args)
     medians = {}
-    for r in run(args, ["--interleave", f"{KNOB}={','.join(algorithms)}"], {}):
-        medians[(r["in_process_knobs"][f"OMPI_MCA_{KNOB}"], r["bytes"])] = \
-            r["stats_seconds"]["median"]
+    for r in run(args, ["--interleave", f"{name}={','.join(algorithms)}"], {}):
+        medians[(r["in_process_knobs"][env_name], r["bytes"])] = r["stats_seconds"]["median"]
     return medians
 
 
 def separate(args, algorithms):
     medians = {}
     for algorithm in algorithms:
-        for r in run(args, [], {f"OMPI_MCA_{KNOB}": algorithm}):
+        for r in run(args, [], {knob(args)[1]: algorithm}):
             medians[(algorithm, r["bytes"])] = r["stats_seconds"]["median"]
     return medians
 
@@ -71,7 +84,8 @@ def main():
             start = time.monotonic()
             results[name].append(methods[name](args, algorithms))
             seconds[name] += time.monotonic() - start
-    print(f"# {args.np} ranks, allreduce 8 B..{args.max_bytes} x4, algorithms {args.algorithms}, "
+    ranks = f"{args.np} ranks" if args.backend == "mpi" else f"nccl, {args.gpus} GPU(s)"
+    print(f"# {ranks}, allreduce 8 B..{args.max_bytes} x4, algorithms {args.algorithms}, "
           f"{args.repeats} repeats, -n 20, 10 samples, median per (algorithm, size)")
     print(f"{'method':<26} {'winner changed':>15} {'ratio drift':>12} {'wall s':>8}")
     for name in methods:

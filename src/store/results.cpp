@@ -206,7 +206,16 @@ void split_interleaved_run(Dataset& d) {
     if (std::none_of(points.begin(), points.end(),
                      [&](const PointInfo& p) { return p.id == r.point_id; })) {
       PointInfo p{r.point_id, r.point_id, run.settings, false};
-      p.settings.insert(r.in_process_knobs.begin(), r.in_process_knobs.end());
+      // As a sweep point's: the values in force, "default" being the launch environment's
+      // (absent where it had none), so `tune` reads Open MPI's or NCCL's own choice there.
+      const auto& launch_env = d.contexts[run.id].value("environment", nlohmann::json::object());
+      for (const auto& [knob, value] : r.in_process_knobs) {
+        if (value != "default") {
+          p.settings[knob] = value;
+        } else if (launch_env.contains(knob) && launch_env[knob].is_string()) {
+          p.settings[knob] = launch_env[knob].get<std::string>();
+        }
+      }
       p.baseline = std::all_of(r.in_process_knobs.begin(), r.in_process_knobs.end(),
                                [](const auto& knob) { return knob.second == "default"; });
       points.push_back(std::move(p));

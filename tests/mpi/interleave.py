@@ -1,6 +1,7 @@
 """colltune run --interleave: every Open MPI allreduce algorithm measured in one launch, each on
 its own communicator, validated and recorded with its setting; bad settings are one line, exit 2
 and no file. tests/mpi/mpi_t_premise.cpp checks that the switch reaches the algorithm."""
+import json
 import os
 import subprocess
 
@@ -8,7 +9,8 @@ import harness
 from harness import check
 
 args = harness.parse_args()
-algorithms = ["1", "2", "3", "4", "5", "6"]
+algorithms = ["1", "2", "3", "4", "5", "6", "default"]  # sorted; default: the launch value
+KNOB = "OMPI_MCA_coll_tuned_allreduce_algorithm"
 
 
 def run(run_args, dynamic_rules="1"):
@@ -27,7 +29,7 @@ check(code == 0, f"exit {code}: {stderr[-1500:]}")
 records = harness.read_jsonl(out) if os.path.exists(out) else []
 for r in records:
     knobs = r["in_process_knobs"]
-    check(list(knobs) == ["OMPI_MCA_coll_tuned_allreduce_algorithm"], f"knobs {knobs}")
+    check(list(knobs) == [KNOB], f"knobs {knobs}")
     check(r["wrong"] == 0 and len(r["samples_seconds"]) == 4,
           f"{r['collective']} {r['bytes']} {knobs}: #wrong {r['wrong']}")
 # Each measured (collective, size, in-place) has one record per setting; alltoall leaves out
@@ -35,7 +37,7 @@ for r in records:
 groups = {}
 for r in records:
     groups.setdefault((r["collective"], r["bytes"], r["in_place"]), []).append(
-        r["in_process_knobs"].get("OMPI_MCA_coll_tuned_allreduce_algorithm"))
+        r["in_process_knobs"].get(KNOB))
 check(len([g for g in groups if g[0] == "allreduce"]) == 6, f"allreduce groups {sorted(groups)}")
 check(len([g for g in groups if g[0] == "alltoall"]) >= 4, f"alltoall groups {sorted(groups)}")
 for group, seen in groups.items():
@@ -56,6 +58,36 @@ if os.path.exists(out):
           in report, f"report: exit {proc.returncode}, {report[:300]}")
     check("| OMPI\\_MCA\\_coll\\_tuned\\_allreduce\\_algorithm=" in report,
           "report names no setting as a winner")
+
+# tune on the run's JSONL reads "default" as the launch value (here unset: Open MPI's own
+# decision, rule 0) and a number as that algorithm. A copy of the records with one setting's
+# samples made ten times faster (and doubled to the 8 a verdict needs) makes that one win.
+def rules_when_fastest(setting):
+    copy = out + f".{setting}-wins.jsonl"
+    with open(copy, "w") as f:
+        for r in records:
+            samples = r["samples_seconds"] * 2
+            if r["in_process_knobs"][KNOB] == setting:
+                samples = [s / 10 for s in samples]
+            f.write(json.dumps(dict(r, samples_seconds=samples)) + "\n")
+    proc = subprocess.run([args.colltune, "tune", copy, "--emit", "ompi-rules"],
+                          capture_output=True, text=True, timeout=60)
+    check(proc.returncode == 0, f"tune with {setting} fastest: exit {proc.returncode}, "
+                                f"{proc.stderr[-300:]}")
+    lines = proc.stdout.splitlines()
+    start = next((i for i, l in enumerate(lines) if l.startswith("2 # collective id")), None)
+    # allreduce: its comm size, then the rule count, then the rules (bytes, algorithm, 0, 0).
+    rules = []
+    for line in lines[start + 4:] if start is not None else []:
+        if "#" in line:
+            break
+        rules.append(line.split()[1])
+    return rules
+
+
+if records:
+    check(rules_when_fastest("default") == ["0"], "tune: default fastest is not rule 0")
+    check(rules_when_fastest("3") == ["3"], "tune: algorithm 3 fastest is not rule 3")
 
 # Bad settings: one line from rank 0, exit 2, no file.
 for run_args, dynamic_rules, expected in [

@@ -24,12 +24,12 @@ bool file_sets(const std::string& path, const std::string& name) {
   return false;
 }
 
+// As NCCL's first init reads them: NCCL_CONF_FILE, else ~/.nccl.conf; then /etc/nccl.conf.
 std::vector<std::string> nccl_config_files() {
-  if (const char* file = std::getenv("NCCL_CONF_FILE"); file != nullptr && *file != '\0') {
-    return {file};
-  }
   std::vector<std::string> files;
-  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
+  if (const char* file = std::getenv("NCCL_CONF_FILE"); file != nullptr && *file != '\0') {
+    files.emplace_back(file);
+  } else if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
     files.push_back(std::string(home) + "/.nccl.conf");
   }
   files.emplace_back("/etc/nccl.conf");

@@ -26,7 +26,7 @@ class ScopedEnvironment {
 
 // Why these NCCL knobs cannot be switched through this process's environment, as one line
 // naming the knob and what is allowed; nullopt when they can. NCCL reads variables a NCCL
-// config file sets (NCCL_CONF_FILE, else ~/.nccl.conf and /etc/nccl.conf) into the environment
+// config file sets (NCCL_CONF_FILE or else ~/.nccl.conf, then /etc/nccl.conf) into the environment
 // once, at its first init, so such a knob would mean one thing for "default" before that and
 // another after; an environment plugin (NCCL_ENV_PLUGIN) may not read the environment at all.
 // Reads the environment and those files; called by every rank before its first NCCL init.

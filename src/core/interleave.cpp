@@ -32,18 +32,13 @@ std::optional<std::string> env_name(std::string_view text, std::string_view flag
               : std::nullopt;
 }
 
-// Open MPI parameters are shown as ompi_info names them.
-std::string_view shown(std::string_view name) {
-  return name.starts_with(kMcaPrefix) ? name.substr(kMcaPrefix.size()) : name;
-}
-
 std::string value_or_throw(std::string_view text, std::string_view flag, const std::string& name) {
   if (auto value = canonical_in_process_value(name, text)) return *value;
   const std::string allowed = is_nccl_in_process_knob(name)
                                   ? check_knob(name, text).value_or("allowed: a list NCCL parses")
                                   : "allowed: a 32-bit integer";
   throw ConfigError(fmt::format("{} {}: '{}' is not allowed; {}, or default (the launch value)",
-                                flag, shown(name), text, allowed));
+                                flag, parameter_name(name), text, allowed));
 }
 
 void check_count(std::size_t settings, std::string_view flag) {
@@ -67,8 +62,8 @@ std::vector<InProcessSettings> product_of_axes(const std::vector<std::string>& a
           item));
     }
     if (product.front().count(*name) != 0) {
-      throw ConfigError(
-          fmt::format("--interleave: {} is given twice; allowed: once per name", shown(*name)));
+      throw ConfigError(fmt::format("--interleave: {} is given twice; allowed: once per name",
+                                    parameter_name(*name)));
     }
     std::vector<std::string> values;
     std::string_view rest = std::string_view(item).substr(equals + 1);
@@ -135,6 +130,10 @@ std::vector<InProcessSettings> explicit_sets(const std::vector<std::string>& set
 }
 
 }  // namespace
+
+std::string_view parameter_name(std::string_view env_name) {
+  return env_name.starts_with(kMcaPrefix) ? env_name.substr(kMcaPrefix.size()) : env_name;
+}
 
 bool is_nccl_in_process_knob(std::string_view env_name) {
   return env_name == "NCCL_ALGO" || env_name == "NCCL_PROTO";

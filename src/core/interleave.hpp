@@ -17,6 +17,10 @@ using InProcessSettings = std::map<std::string, std::string>;
 
 inline constexpr std::size_t kMaxInterleaved = 64;
 
+// An Open MPI parameter's name as ompi_info and MPI_T spell it ("OMPI_MCA_x" -> "x"); any other
+// name as it is.
+std::string_view parameter_name(std::string_view env_name);
+
 // True for the NCCL variables that may be switched between communicators of one process.
 bool is_nccl_in_process_knob(std::string_view env_name);
 

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "core/interleave.hpp"
+
 namespace colltune {
 namespace {
 
@@ -106,8 +108,7 @@ void ConsoleReporter::print_row(const std::optional<Measurement>& oop,
   noisy_in_table_ = noisy_in_table_ || flag;
   std::vector<std::string> knobs;  // --interleave: which setting the row measured
   for (const auto& [knob, value] : any.in_process_knobs) {
-    knobs.push_back(
-        fmt::format("{}={}", knob.starts_with("OMPI_MCA_") ? knob.substr(9) : knob, value));
+    knobs.push_back(fmt::format("{}={}", parameter_name(knob), value));
   }
   fmt::print(out_, " {:>11} {:>13} {:>9} {:>7} {:>6}  {}   {}{}{}\n", any.bytes,
              any.bytes / element_bytes(any.coll.dtype), name(any.coll.dtype), name(any.coll.op),

@@ -12,6 +12,7 @@
 
 #include "backends/mpi/mpi_tool_knobs.hpp"
 #include "core/errors.hpp"
+#include "core/interleave.hpp"
 #include "core/validation.hpp"
 
 #define COLLTUNE_MPI_CHECK(call)                                                     \
@@ -120,7 +121,7 @@ MpiCommunicator::MpiCommunicator(const MpiWorld& world, const BackendOptions& op
     : impl_(std::make_unique<Impl>()), rank_(world.rank()), size_(world.size()) {
   std::map<std::string, std::string> mca;  // ompi_info's names, without OMPI_MCA_
   for (const auto& [env_name, value] : options.in_process_knobs) {
-    if (env_name.starts_with("OMPI_MCA_")) mca[env_name.substr(9)] = value;
+    if (env_name.starts_with("OMPI_MCA_")) mca[std::string(parameter_name(env_name))] = value;
   }
   write_mpi_t_knobs(mca);
   COLLTUNE_MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &impl_->comm));

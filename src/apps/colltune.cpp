@@ -21,7 +21,8 @@ constexpr const char* kUsage = R"(colltune: benchmark and tune collective commun
 usage: colltune run [options]     measure collectives on the launched ranks (see run --help)
        colltune sweep [SPEC.yaml]  one launch per point of a knob/placement matrix (sweep --help)
        colltune report RESULTS     report.md, report.html and results.csv
-       colltune compare BASE CAND  CI gate: exit 1 when the candidate is slower
+       colltune compare BASE CAND  CI gate: exit 1 slower, 3 could not compare (compare --help)
+       colltune noise RESULTS...   launch-to-launch spread, for compare --noise-floor
        colltune tune RESULTS --emit nccl-tuner|ompi-rules|env|openmetrics
        colltune topo [--json] [--ceilings]  topology, InfiniBand ports, copy bandwidth
        colltune --version
@@ -52,9 +53,11 @@ int main(int argc, char** argv) {
     if (args[0] == "report") return report_command(rest);
     if (args[0] == "compare") return compare_command(rest);
     if (args[0] == "tune") return tune_command(rest);
+    if (args[0] == "noise") return noise_command(rest);
     if (args[0] == "topo") return topo_command(rest);
-    throw ConfigError("command: '" + args[0] +
-                      "' is not a colltune command; allowed: run sweep report compare tune topo");
+    throw ConfigError(
+        "command: '" + args[0] +
+        "' is not a colltune command; allowed: run sweep report compare tune noise topo");
   } catch (const ConfigError& e) {
     // Every rank sees the same bad input; one line from rank 0, and a clean exit everywhere.
     // Print before MPI_Finalize: once a peer has finalized and exited, mpirun may kill rank 0.

@@ -4,10 +4,14 @@
 
 #include <CLI/CLI.hpp>
 #include <charconv>
+#include <cmath>
 #include <filesystem>
 
+#include "core/decision.hpp"
 #include "core/errors.hpp"
 #include "core/sizes.hpp"
+#include "core/timestamp.hpp"
+#include "report/analysis.hpp"
 #include "report/compare.hpp"
 #include "report/csv_report.hpp"
 #include "report/html_report.hpp"
@@ -55,6 +59,53 @@ double parse_fraction(const std::string& text, const std::string& flag) {
   return value * scale;
 }
 
+// A slowdown needs its unit: "5%" or the ratio "1.05x". A bare "5" could mean 5% or 500%.
+double parse_slowdown(const std::string& text) {
+  const auto refuse = [&] {
+    return ConfigError(
+        fmt::format("--max-slowdown: '{}' is not allowed; allowed: a percentage like 5% or a "
+                    "time ratio like 1.05x (both: fail when 5% slower)",
+                    text));
+  };
+  if (text.empty() || (text.back() != '%' && text.back() != 'x')) throw refuse();
+  const std::string number = text.substr(0, text.size() - 1);
+  double value = -1;
+  auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
+  if (ec != std::errc() || end != number.data() + number.size()) throw refuse();
+  const double fraction = text.back() == '%' ? value / 100 : value - 1;
+  if (!(fraction >= 0) || fraction > 100) throw refuse();
+  return fraction;
+}
+
+// "4%" (the spread of one launch's median, relative) or a file `colltune noise --out` wrote.
+void parse_noise_floor(const std::string& text, CompareOptions& o) {
+  if (!text.empty() && text.back() == '%' && !fs::exists(text)) {
+    const double relative = parse_fraction(text, "--noise-floor");
+    if (relative <= 0 || relative >= 1)
+      throw ConfigError(fmt::format(
+          "--noise-floor: '{}' is not allowed; allowed: above 0% and below 100%", text));
+    o.noise_floor_sd = std::log1p(relative);
+    o.noise_floor_source = "--noise-floor " + text;
+    return;
+  }
+  const auto j = nlohmann::json::parse(read_file(text), nullptr, false);
+  if (j.is_discarded() || !j.contains("launch_sd_log") || !j["launch_sd_log"].is_number() ||
+      !(j["launch_sd_log"].get<double>() > 0)) {
+    throw ConfigError(fmt::format(
+        "--noise-floor: '{}' is not allowed; allowed: a percentage like 4% or a file written by "
+        "colltune noise --out (with launch_sd_log above 0)",
+        text));
+  }
+  o.noise_floor_sd = j["launch_sd_log"].get<double>();
+  o.noise_floor_source = fmt::format("{} (measured {} from {})", text, j.value("created_utc", "?"),
+                                     j.value("source", "?"));
+}
+
+void print_left_out(const Dataset& d) {
+  for (const auto& line : d.left_out)
+    std::fprintf(stderr, "colltune: warning: record left out: %s\n", line.c_str());
+}
+
 }  // namespace
 
 int report_command(const std::vector<std::string>& args) {
@@ -64,8 +115,11 @@ int report_command(const std::vector<std::string>& args) {
   app.add_option("results", input, "a sweep store (results/<id>), a run's JSONL or nccl-tests JSON")
       ->required();
   app.add_option("--out", out_dir, "where to write (default: the store, or the file's directory)");
+  bool skip_bad = false;
+  app.add_flag("--skip-bad-records", skip_bad, "leave out records that fail their range checks");
   if (parse_or_help(app, args, "report")) return 0;
-  const Dataset d = load_dataset(input);
+  const Dataset d = load_dataset(input, LoadOptions{skip_bad});
+  print_left_out(d);
   if (out_dir.empty()) {
     out_dir = fs::is_directory(input) ? input : fs::path(input).parent_path().string();
     if (out_dir.empty()) out_dir = ".";
@@ -89,26 +143,96 @@ int report_command(const std::vector<std::string>& args) {
 }
 
 int compare_command(const std::vector<std::string>& args) {
-  CLI::App app("colltune compare: a CI gate, candidate against baseline", "colltune compare");
-  std::string base, cand, slowdown = "5%", alpha = "0.05", junit;
-  app.add_option("baseline", base)->required();
-  app.add_option("candidate", cand)->required();
-  app.add_option("--max-slowdown", slowdown, "the smallest slowdown that fails the gate (5%)");
-  app.add_option("--alpha", alpha, "significance level of the Mann-Whitney test (0.05)");
+  CLI::App app(
+      "colltune compare: a CI gate, candidate against baseline. The unit is the launch: give each "
+      "side a sweep store with several rounds, or several run files (--baseline/--candidate "
+      "repeated). Exit 0 nothing slower, 1 slower, 3 some comparison could not be made, 2 bad "
+      "input",
+      "colltune compare");
+  std::string base_path, cand_path;
+  std::vector<std::string> base, cand;
+  std::string slowdown = "5%", alpha = "0.05", junit, noise;
+  bool allow_incomplete = false, skip_bad = false;
+  app.add_option("baseline_path", base_path, "the baseline (or use --baseline)");
+  app.add_option("candidate_path", cand_path, "the candidate (or use --candidate)");
+  app.add_option("--baseline", base, "a baseline input; repeat for several launches");
+  app.add_option("--candidate", cand, "a candidate input; repeat for several launches");
+  app.add_option("--max-slowdown", slowdown,
+                 "the smallest slowdown that fails the gate: 5% or 1.05x (default 5%)");
+  app.add_option("--alpha", alpha, "level for the adjusted one-sided p-values (0.05)");
+  app.add_option("--noise-floor", noise,
+                 "launch-to-launch spread: 4%, or a file from colltune noise --out; lets one "
+                 "launch a side decide");
+  app.add_flag("--allow-incomplete", allow_incomplete,
+               "missing, inconclusive and rank-mismatched comparisons do not fail the gate");
+  app.add_flag("--skip-bad-records", skip_bad, "leave out records that fail their range checks");
   app.add_option("--junit", junit, "also write JUnit XML, one test case per comparison");
   if (parse_or_help(app, args, "compare")) return 0;
+  if (!base_path.empty()) base.insert(base.begin(), base_path);
+  if (!cand_path.empty()) cand.insert(cand.begin(), cand_path);
+  if (base.empty() || cand.empty()) {
+    throw ConfigError(
+        "compare: a baseline and a candidate are needed; allowed: colltune compare BASE CAND, or "
+        "--baseline A --baseline B --candidate C --candidate D");
+  }
   CompareOptions o;
-  o.max_slowdown = parse_fraction(slowdown, "--max-slowdown");
+  o.max_slowdown = parse_slowdown(slowdown);
   o.alpha = parse_fraction(alpha, "--alpha");
   if (o.alpha <= 0 || o.alpha >= 1) {
     throw ConfigError(fmt::format("--alpha: '{}' is not allowed; allowed: between 0 and 1", alpha));
   }
-  const Dataset a = load_dataset(base);
-  const Dataset b = load_dataset(cand);
+  if (!noise.empty()) parse_noise_floor(noise, o);
+  o.allow_incomplete = allow_incomplete;
+  const LoadOptions load{skip_bad};
+  const Dataset a = load_datasets(base, load);
+  const Dataset b = load_datasets(cand, load);
+  print_left_out(a);
+  print_left_out(b);
   const auto rows = compare(a, b, o);
   std::fputs(compare_markdown(rows, a, b, o).c_str(), stdout);
-  if (!junit.empty()) write_file_atomic(junit, compare_junit(rows));
-  return any_regression(rows) ? 1 : 0;
+  if (!junit.empty()) write_file_atomic(junit, compare_junit(rows, o));
+  return gate_exit_code(rows, o);
+}
+
+int noise_command(const std::vector<std::string>& args) {
+  CLI::App app(
+      "colltune noise: the launch-to-launch spread of this machine, from identical launches (a "
+      "sweep store with several rounds, or several run files), for compare --noise-floor",
+      "colltune noise");
+  std::vector<std::string> inputs;
+  std::string out;
+  app.add_option("results", inputs, "sweep stores or run files measured alike")->required();
+  app.add_option("--out", out, "write the noise floor as JSON for compare --noise-floor");
+  if (parse_or_help(app, args, "noise")) return 0;
+  const Dataset d = load_datasets(inputs);
+  std::vector<LaunchSamples> cells;
+  for (const Panel& panel : build_panels(d)) {
+    for (const auto& [point, by_size] : panel.cells) {
+      for (const auto& [bytes, cell] : by_size) cells.push_back(cell.launches);
+    }
+  }
+  std::size_t df = 0;
+  const double sd = pooled_launch_sd(cells, &df);
+  if (df == 0) {
+    throw ConfigError(fmt::format(
+        "{}: no configuration has two launches at one size; allowed: a sweep with rounds >= 2 "
+        "or several run files of the same benchmark",
+        d.source));
+  }
+  fmt::print(
+      "noise: launch medians vary by {:.2f}% (standard deviation of their logs {:.4f}, {} "
+      "degrees of freedom over {} cells) in {}\n",
+      std::expm1(sd) * 100, sd, df, cells.size(), d.source);
+  if (!out.empty()) {
+    const nlohmann::json j = {{"launch_sd_log", sd},
+                              {"degrees_of_freedom", df},
+                              {"cells", cells.size()},
+                              {"source", d.source},
+                              {"created_utc", utc_timestamp(false)}};
+    write_file_atomic(out, j.dump(2) + "\n");
+    fmt::print("noise: wrote {}\n", out);
+  }
+  return 0;
 }
 
 int tune_command(const std::vector<std::string>& args) {
@@ -118,6 +242,8 @@ int tune_command(const std::vector<std::string>& args) {
   app.add_option("--emit", emit, "nccl-tuner, ompi-rules, env or openmetrics")->required();
   app.add_option("--min-bytes", min_bytes, "env: smallest size to optimise for");
   app.add_option("--max-bytes", max_bytes, "env: largest size to optimise for");
+  bool skip_bad = false;
+  app.add_flag("--skip-bad-records", skip_bad, "leave out records that fail their range checks");
   if (parse_or_help(app, args, "tune")) return 0;
   TuneOptions o;
   const auto lo = parse_bytes(min_bytes);
@@ -138,7 +264,8 @@ int tune_command(const std::vector<std::string>& args) {
     throw ConfigError(fmt::format(
         "--emit: '{}' is not allowed; allowed: nccl-tuner ompi-rules env openmetrics", emit));
   }
-  const Dataset d = load_dataset(input);
+  const Dataset d = load_dataset(input, LoadOptions{skip_bad});
+  print_left_out(d);
   std::string text;
   if (emit == "nccl-tuner") text = emit_nccl_tuner(d);
   if (emit == "ompi-rules") text = emit_ompi_rules(d);

@@ -10,5 +10,7 @@ namespace colltune {
 int report_command(const std::vector<std::string>& args);
 int compare_command(const std::vector<std::string>& args);
 int tune_command(const std::vector<std::string>& args);
+// `colltune noise`: the launch-to-launch spread of identical launches, for compare.
+int noise_command(const std::vector<std::string>& args);
 
 }  // namespace colltune

@@ -3,20 +3,66 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
+
+#include "knobs/knob_scope.hpp"
+#include "knobs/knobs.hpp"
 
 namespace colltune {
 namespace {
 
-bool is_env_setting(const std::string& key) {
-  return std::any_of(key.begin(), key.end(), [](unsigned char ch) { return std::isupper(ch); });
-}
-
+// A point's placement and backend: what its baseline shares with it.
 std::map<std::string, std::string> group_of(const PointInfo& p) {
   std::map<std::string, std::string> group;
   for (const auto& [key, value] : p.settings) {
-    if (!is_env_setting(key)) group[key] = value;
+    if (!is_env_key(key)) group[key] = value;
   }
   return group;
+}
+
+// Which launch measured (point, round): points that shared a sweep launch (interleave) get the
+// same id; the settings of one `colltune run --interleave` file all share its launch.
+std::map<std::pair<std::string, int>, std::string> launch_ids(const Dataset& d) {
+  std::map<std::pair<std::string, int>, std::string> ids;
+  for (const auto& l : d.launches) {
+    std::set<std::string> members(l.together.begin(), l.together.end());
+    members.insert(l.point_id);
+    ids[{l.point_id, l.round}] = fmt::format("{} round {}", *members.begin(), l.round);
+  }
+  return ids;
+}
+
+std::string launch_id_of(const std::map<std::pair<std::string, int>, std::string>& ids,
+                         const Record& r) {
+  const auto it = ids.find({r.point_id, r.round});
+  return it != ids.end() ? it->second : fmt::format("launch {}", r.round);
+}
+
+std::string backend_of(const Dataset& d, const PointInfo& p) {
+  if (const auto it = p.settings.find("backend"); it != p.settings.end()) return it->second;
+  const auto ctx = d.contexts.find(p.id);
+  return ctx != d.contexts.end() ? ctx->second.value("backend", "") : "";
+}
+
+// Leaves out of the panel the points whose knobs cannot change its collective.
+void drop_replicates(Panel& panel, const Dataset& d) {
+  for (const auto& p : d.points) {
+    if (p.baseline || !panel.cells.count(p.id)) continue;
+    const auto base = baseline_of(d, p.id);
+    const PointInfo* b = base ? find_point(d, *base) : nullptr;
+    const auto none = std::map<std::string, std::string>{};
+    const std::string backend = backend_of(d, p);
+    if (settings_affect(p.settings, b ? b->settings : none, panel.key.collective, backend))
+      continue;
+    panel.replicates[p.id] = fmt::format(
+        "left out: its knobs cannot change {} on the {} backend (a replicate of the baseline)",
+        panel.key.collective, backend.empty() ? "unknown" : backend);
+    panel.cells.erase(p.id);
+  }
+}
+
+bool same_launches(const Cell& a, const Cell& b) {
+  return !a.launch_ids.empty() && a.launch_ids == b.launch_ids;
 }
 
 }  // namespace
@@ -54,6 +100,7 @@ std::optional<std::string> baseline_of(const Dataset& d, const std::string& poin
 }
 
 std::vector<Panel> build_panels(const Dataset& d) {
+  const auto ids = launch_ids(d);
   std::map<PanelKey, Panel> panels;
   for (const Record& r : d.records) {
     const PanelKey key{r.collective, r.dtype, r.op, r.in_place, r.nranks};
@@ -64,6 +111,15 @@ std::vector<Panel> build_panels(const Dataset& d) {
       continue;
     }
     Cell& cell = panel.cells[r.point_id][r.bytes];
+    const std::string launch = launch_id_of(ids, r);
+    const auto at = std::find(cell.launch_ids.begin(), cell.launch_ids.end(), launch);
+    if (at == cell.launch_ids.end()) {
+      cell.launch_ids.push_back(launch);
+      cell.launches.push_back(r.samples_seconds);
+    } else {
+      auto& samples = cell.launches[static_cast<std::size_t>(at - cell.launch_ids.begin())];
+      samples.insert(samples.end(), r.samples_seconds.begin(), r.samples_seconds.end());
+    }
     cell.samples_seconds.insert(cell.samples_seconds.end(), r.samples_seconds.begin(),
                                 r.samples_seconds.end());
     if (r.wrong) cell.wrong = cell.wrong.value_or(0) + *r.wrong;
@@ -72,6 +128,7 @@ std::vector<Panel> build_panels(const Dataset& d) {
   }
   std::vector<Panel> out;
   for (auto& [key, panel] : panels) {
+    drop_replicates(panel, d);
     for (const auto& p : d.points) {
       if (panel.cells.count(p.id) || panel.skipped.count(p.id)) panel.point_ids.push_back(p.id);
     }
@@ -93,6 +150,32 @@ std::vector<Panel> build_panels(const Dataset& d) {
   return out;
 }
 
+PairTest test_faster(const Cell& a, const Cell& b) {
+  PairTest t;
+  if (same_launches(a, b)) {
+    const auto na = a.samples_seconds.size(), nb = b.samples_seconds.size();
+    t.method = fmt::format("interleaved in {} launch(es), Mann-Whitney", a.launches.size());
+    if (std::min(na, nb) < kMinSamplesForVerdict) {
+      t.why_not =
+          fmt::format("too few samples ({} and {}; {} needed)", na, nb, kMinSamplesForVerdict);
+      return t;
+    }
+    const double two_sided = mann_whitney_p(a.samples_seconds, b.samples_seconds);
+    t.p_faster = a.summary.median < b.summary.median ? two_sided / 2 : 1 - two_sided / 2;
+    t.decidable = true;
+    return t;
+  }
+  const LaunchTest l = test_launches(b.launches, a.launches);
+  t.method = fmt::format("{}+{} launches, Welch", l.cand_launches, l.base_launches);
+  if (l.method.empty()) {
+    t.why_not = l.why_not;
+    return t;
+  }
+  t.p_faster = l.p_faster;
+  t.decidable = true;
+  return t;
+}
+
 std::vector<SizeVerdict> winners(const Panel& panel, const Dataset& d) {
   std::vector<SizeVerdict> out;
   for (std::uint64_t bytes : panel.sizes) {
@@ -107,29 +190,43 @@ std::vector<SizeVerdict> winners(const Panel& panel, const Dataset& d) {
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     SizeVerdict v;
     v.bytes = bytes;
-    v.winner = ranked[0].second;
-    const Cell& best = panel.cells.at(v.winner).at(bytes);
+    v.fastest = ranked[0].second;
+    const Cell& best = panel.cells.at(v.fastest).at(bytes);
+    const auto cell_of = [&](const std::string& id) -> const Cell* {
+      const auto it = panel.cells.find(id);
+      if (it == panel.cells.end() || it->second.count(bytes) == 0) return nullptr;
+      return &it->second.at(bytes);
+    };
+    if (ranked.size() > 1) {
+      v.runner_up = ranked[1].second;
+      v.margin_over_runner_up =
+          best.summary.median > 0 ? ranked[1].first / best.summary.median - 1 : 0;
+      v.intervals_overlap = cell_of(*v.runner_up)->summary.ci_low <= best.summary.ci_high;
+    }
     for (std::size_t i = 1; i < ranked.size(); ++i) {
-      const Cell& other = panel.cells.at(ranked[i].second).at(bytes);
-      const double p = mann_whitney_p(best.samples_seconds, other.samples_seconds);
-      const bool enough = best.samples_seconds.size() >= kMinSamplesForVerdict &&
-                          other.samples_seconds.size() >= kMinSamplesForVerdict;
-      if (i == 1) {
-        v.runner_up = ranked[i].second;
-        v.margin_over_runner_up =
-            best.summary.median > 0 ? ranked[i].first / best.summary.median - 1 : 0;
-        v.p_value = p;
-        v.intervals_overlap = other.summary.ci_low <= best.summary.ci_high;
-        v.significant = enough && p < kSignificanceLevel;
-      }
-      if (!enough || p >= kSignificanceLevel) v.tied.push_back(ranked[i].second);
+      const PairTest t = test_faster(best, *cell_of(ranked[i].second));
+      if (!t.decidable || t.p_faster >= kSignificanceLevel) v.tied.push_back(ranked[i].second);
     }
-    v.baseline = baseline_of(d, v.winner);
-    if (v.baseline && panel.cells.count(*v.baseline) && panel.cells.at(*v.baseline).count(bytes)) {
-      const double base = panel.cells.at(*v.baseline).at(bytes).summary.median;
-      if (best.summary.median > 0) v.margin_over_baseline = base / best.summary.median - 1;
-    }
+    v.baseline = baseline_of(d, v.fastest);
+    const Cell* base = v.baseline ? cell_of(*v.baseline) : nullptr;
+    if (base != nullptr && best.summary.median > 0)
+      v.margin_over_baseline = base->summary.median / best.summary.median - 1;
+    v.baseline_fastest = v.baseline && *v.baseline == v.fastest;
+    // The question a tuned file answers: does the fastest beat what the library does alone?
+    const Cell* rival = base != nullptr && !v.baseline_fastest ? base
+                        : v.runner_up                          ? cell_of(*v.runner_up)
+                                                               : nullptr;
+    if (rival != nullptr) v.test = test_faster(best, *rival);
     out.push_back(std::move(v));
+  }
+  // Many sizes are decided at once: adjust so that a panel of replicates names no winner.
+  std::vector<double> raw;
+  for (const auto& v : out) raw.push_back(v.test.decidable ? v.test.p_faster : 1.0);
+  const auto adjusted = benjamini_hochberg(raw);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    out[i].p_value = adjusted[i];
+    out[i].significant =
+        out[i].test.decidable && !out[i].baseline_fastest && adjusted[i] < kSignificanceLevel;
   }
   return out;
 }

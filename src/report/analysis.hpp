@@ -1,6 +1,6 @@
 #pragma once
 // What reports, compare and tune conclude from a Dataset: series of busbw against size per
-// configuration, winners per size with their margins and whether the samples support them.
+// configuration, winners per size with their margins and whether the measurements support them.
 
 #include <cstdint>
 #include <map>
@@ -8,14 +8,17 @@
 #include <string>
 #include <vector>
 
+#include "core/decision.hpp"
 #include "core/stats.hpp"
 #include "store/results.hpp"
 
 namespace colltune {
 
-// Samples of every round of a point at one size, merged.
+// One point at one size: its samples per launch, and the merged summary.
 struct Cell {
-  std::vector<double> samples_seconds;
+  LaunchSamples launches;               // one entry per launch (sweep round, input file)
+  std::vector<std::string> launch_ids;  // parallel: which launch; equal ids = shared launch
+  std::vector<double> samples_seconds;  // all launches merged, for the summary
   Summary summary;
   double algbw_bytes = 0;  // bytes one op moves for algbw
   double bus_factor = 1;
@@ -39,25 +42,41 @@ struct Panel {
   std::vector<std::uint64_t> sizes;    // ascending
   std::map<std::string, std::map<std::uint64_t, Cell>> cells;  // point -> size -> cell
   std::map<std::string, std::string> skipped;                  // point -> reason
+  // Points whose knobs cannot change this collective (knobs/knob_scope.hpp): replicates of
+  // their baseline, left out of the panel. point -> why.
+  std::map<std::string, std::string> replicates;
 };
 
 std::vector<Panel> build_panels(const Dataset& d);
 
-// A difference counts only when the samples support it.
+// The level adjusted p-values are held to, and the samples a side a within-launch test needs.
 inline constexpr double kSignificanceLevel = 0.05;
 inline constexpr std::size_t kMinSamplesForVerdict = 8;
 
+// Whether cell `a` is faster than cell `b`. Points measured in the same launches (interleaved)
+// share their conditions, so their samples are compared directly (Mann-Whitney); points from
+// separate launches are compared on launch medians (test_launches).
+struct PairTest {
+  bool decidable = false;
+  double p_faster = 1;  // one-sided, unadjusted
+  std::string method;   // "interleaved, Mann-Whitney" or "N+M launches, Welch"
+  std::string why_not;
+};
+PairTest test_faster(const Cell& a, const Cell& b);
+
 struct SizeVerdict {
   std::uint64_t bytes = 0;
-  std::string winner;  // point id with the lowest median time
+  std::string fastest;  // point id with the lowest median time; a winner only when significant
   std::optional<std::string> runner_up;
-  double margin_over_runner_up = 0;            // runner-up time / winner time - 1
-  std::optional<double> margin_over_baseline;  // baseline time / winner time - 1
-  std::optional<std::string> baseline;         // the winner's group's baseline point
-  double p_value = 1;                          // Mann-Whitney, winner against runner-up
+  double margin_over_runner_up = 0;            // runner-up time / fastest time - 1
+  std::optional<double> margin_over_baseline;  // baseline time / fastest time - 1
+  std::optional<std::string> baseline;         // the fastest point's group's baseline
+  bool baseline_fastest = false;               // nothing beat the library's own choice
+  PairTest test;             // fastest against its baseline (or the runner-up without one)
+  double p_value = 1;        // test.p_faster adjusted over the panel's sizes (Benjamini-Hochberg)
+  bool significant = false;  // a point other than the baseline beats it: adjusted p < level
   bool intervals_overlap = true;
-  bool significant = false;       // p < level and enough samples
-  std::vector<std::string> tied;  // points not distinguishable from the winner
+  std::vector<std::string> tied;  // points not significantly slower than the fastest
 };
 
 std::vector<SizeVerdict> winners(const Panel& panel, const Dataset& d);

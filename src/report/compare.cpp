@@ -2,21 +2,24 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <map>
 #include <tuple>
 
+#include "core/decision.hpp"
 #include "core/sizes.hpp"
-#include "core/stats.hpp"
 #include "report/analysis.hpp"
 #include "report/escape.hpp"
 
 namespace colltune {
 namespace {
 
-using Key = std::tuple<std::string, std::string, std::string, std::string, bool, std::uint64_t>;
+using Key =
+    std::tuple<std::string, std::string, std::string, std::string, bool, int, std::uint64_t>;
 
 struct Merged {
-  std::vector<double> samples;
+  std::map<int, std::vector<double>> launches;  // round -> samples
+  std::size_t samples = 0;
   int nranks = 0;
   std::string label;
 };
@@ -25,8 +28,10 @@ std::map<Key, Merged> merge(const Dataset& d) {
   std::map<Key, Merged> out;
   for (const Record& r : d.records) {
     if (r.skipped) continue;
-    Merged& m = out[{r.point_id, r.collective, r.dtype, r.op, r.in_place, r.bytes}];
-    m.samples.insert(m.samples.end(), r.samples_seconds.begin(), r.samples_seconds.end());
+    Merged& m = out[{r.point_id, r.collective, r.dtype, r.op, r.in_place, r.root, r.bytes}];
+    auto& samples = m.launches[r.round];
+    samples.insert(samples.end(), r.samples_seconds.begin(), r.samples_seconds.end());
+    m.samples += r.samples_seconds.size();
     m.nranks = r.nranks;
     const PointInfo* p = find_point(d, r.point_id);
     m.label = p ? p->label : r.point_id;
@@ -34,9 +39,15 @@ std::map<Key, Merged> merge(const Dataset& d) {
   return out;
 }
 
+LaunchSamples launches_of(const Merged& m) {
+  LaunchSamples out;
+  for (const auto& [round, samples] : m.launches) out.push_back(samples);
+  return out;
+}
+
 Comparison row_of(const Key& key, const std::string& label) {
   Comparison c;
-  std::tie(c.point_id, c.collective, c.dtype, c.op, c.in_place, c.bytes) = key;
+  std::tie(c.point_id, c.collective, c.dtype, c.op, c.in_place, c.root, c.bytes) = key;
   c.label = label;
   return c;
 }
@@ -45,6 +56,12 @@ std::string case_name(const Comparison& c) {
   return fmt::format("{} {} {} {} {} {}", c.label, c.dtype, c.op, format_bytes(c.bytes),
                      c.in_place ? "in-place" : "out-of-place", c.collective);
 }
+
+// The test's one-sided p-values, kept until the whole family is known for the adjustment.
+struct Pending {
+  std::size_t row;
+  double p_slower, p_faster;
+};
 
 }  // namespace
 
@@ -56,8 +73,8 @@ std::string_view name(Verdict v) {
       return "faster";
     case Verdict::kSame:
       return "same";
-    case Verdict::kTooFewSamples:
-      return "too few samples";
+    case Verdict::kInconclusive:
+      return "inconclusive";
     case Verdict::kMissing:
       return "missing";
     case Verdict::kRankMismatch:
@@ -66,14 +83,20 @@ std::string_view name(Verdict v) {
   return "?";
 }
 
+bool is_gap(Verdict v) {
+  return v == Verdict::kInconclusive || v == Verdict::kMissing || v == Verdict::kRankMismatch;
+}
+
 std::vector<Comparison> compare(const Dataset& base, const Dataset& cand, const CompareOptions& o) {
   const auto a = merge(base);
   const auto b = merge(cand);
   std::vector<Comparison> rows;
+  std::vector<Pending> pending;
   for (const auto& [key, old] : a) {
     Comparison c = row_of(key, old.label);
     c.base_nranks = old.nranks;
-    c.base_samples = old.samples.size();
+    c.base_launches = old.launches.size();
+    c.base_samples = old.samples;
     const auto it = b.find(key);
     if (it == b.end()) {
       c.verdict = Verdict::kMissing;
@@ -83,25 +106,24 @@ std::vector<Comparison> compare(const Dataset& base, const Dataset& cand, const 
     }
     const Merged& now = it->second;
     c.cand_nranks = now.nranks;
-    c.cand_samples = now.samples.size();
-    const Summary s_old = summarize(old.samples), s_new = summarize(now.samples);
-    if (s_old.median > 0) {
-      c.ratio = s_new.median / s_old.median;
-      c.ratio_low = s_old.ci_high > 0 ? s_new.ci_low / s_old.ci_high : 0;
-      c.ratio_high = s_old.ci_low > 0 ? s_new.ci_high / s_old.ci_low : 0;
-    }
-    c.p_value = mann_whitney_p(old.samples, now.samples);
+    c.cand_launches = now.launches.size();
+    c.cand_samples = now.samples;
+    const LaunchTest t = test_launches(launches_of(old), launches_of(now), o.noise_floor_sd);
+    c.ratio = t.ratio;
+    c.ratio_low = t.ratio_low;
+    c.ratio_high = t.ratio_high;
+    c.method = t.method;
     if (old.nranks != now.nranks) {
       c.verdict = Verdict::kRankMismatch;
       c.note = fmt::format("{} ranks against {}", old.nranks, now.nranks);
-    } else if (std::min(c.base_samples, c.cand_samples) < o.min_samples) {
-      c.verdict = Verdict::kTooFewSamples;
-      c.note = fmt::format("{} and {} samples; a verdict needs {} on each side", c.base_samples,
-                           c.cand_samples, o.min_samples);
-    } else if (c.p_value < o.alpha && c.ratio > 1 + o.max_slowdown) {
-      c.verdict = Verdict::kSlower;
-    } else if (c.p_value < o.alpha && c.ratio < 1 / (1 + o.max_slowdown)) {
-      c.verdict = Verdict::kFaster;
+    } else if (t.method.empty()) {
+      c.verdict = Verdict::kInconclusive;
+      c.note = fmt::format(
+          "{} and {} launches: {}; give each side two launches or more (sweep "
+          "rounds, or several run files), or --noise-floor",
+          c.base_launches, c.cand_launches, t.why_not);
+    } else {
+      pending.push_back({rows.size(), t.p_slower, t.p_faster});
     }
     rows.push_back(std::move(c));
   }
@@ -109,77 +131,124 @@ std::vector<Comparison> compare(const Dataset& base, const Dataset& cand, const 
     if (a.count(key)) continue;
     Comparison c = row_of(key, now.label);
     c.cand_nranks = now.nranks;
-    c.cand_samples = now.samples.size();
+    c.cand_launches = now.launches.size();
+    c.cand_samples = now.samples;
     c.verdict = Verdict::kMissing;
     c.note = "not in the baseline";
     rows.push_back(std::move(c));
   }
+  // Many sizes are tested at once: adjust over the family so that an unchanged candidate fails
+  // the gate with probability about alpha, not alpha per size.
+  std::vector<double> slower, faster;
+  for (const auto& p : pending) {
+    slower.push_back(p.p_slower);
+    faster.push_back(p.p_faster);
+  }
+  slower = benjamini_hochberg(slower);
+  faster = benjamini_hochberg(faster);
+  for (std::size_t i = 0; i < pending.size(); ++i) {
+    Comparison& c = rows[pending[i].row];
+    c.p_value = c.ratio >= 1 ? slower[i] : faster[i];
+    if (slower[i] < o.alpha && c.ratio > 1 + o.max_slowdown) {
+      c.verdict = Verdict::kSlower;
+    } else if (faster[i] < o.alpha && c.ratio < 1 / (1 + o.max_slowdown)) {
+      c.verdict = Verdict::kFaster;
+    }
+  }
   return rows;
 }
 
-bool any_regression(const std::vector<Comparison>& rows) {
+int gate_exit_code(const std::vector<Comparison>& rows, const CompareOptions& o) {
+  bool gap = false;
   for (const auto& r : rows) {
-    if (r.verdict == Verdict::kSlower) return true;
+    if (r.verdict == Verdict::kSlower) return 1;
+    gap = gap || is_gap(r.verdict);
   }
-  return false;
+  return gap && !o.allow_incomplete ? 3 : 0;
 }
 
 std::string compare_markdown(const std::vector<Comparison>& rows, const Dataset& base,
                              const Dataset& cand, const CompareOptions& o) {
   std::map<Verdict, int> counts;
-  for (const auto& r : rows) ++counts[r.verdict];
+  std::size_t min_base = SIZE_MAX, min_cand = SIZE_MAX;
+  for (const auto& r : rows) {
+    ++counts[r.verdict];
+    if (r.verdict == Verdict::kMissing) continue;
+    min_base = std::min(min_base, r.base_launches);
+    min_cand = std::min(min_cand, r.cand_launches);
+  }
+  const int gaps =
+      counts[Verdict::kInconclusive] + counts[Verdict::kMissing] + counts[Verdict::kRankMismatch];
   std::string md = fmt::format(
       "# colltune compare\n\nbaseline {} against candidate {}: {} comparisons; **{} slower**, {} "
-      "faster, {} same, {} with too few samples, {} missing, {} with other rank counts.\n\n"
-      "A verdict needs a Mann-Whitney p below {:g} and a change beyond {:g}% in the median time; "
-      "ratio = candidate / baseline time (above 1 is slower), with the range its medians' 95% "
-      "intervals allow.\n",
+      "faster, {} same, **{} not compared** ({} inconclusive, {} missing, {} with other rank "
+      "counts){}.\n\n",
       markdown_escape(base.source), markdown_escape(cand.source), rows.size(),
-      counts[Verdict::kSlower], counts[Verdict::kFaster], counts[Verdict::kSame],
-      counts[Verdict::kTooFewSamples], counts[Verdict::kMissing], counts[Verdict::kRankMismatch],
+      counts[Verdict::kSlower], counts[Verdict::kFaster], counts[Verdict::kSame], gaps,
+      counts[Verdict::kInconclusive], counts[Verdict::kMissing], counts[Verdict::kRankMismatch],
+      gaps > 0 && o.allow_incomplete ? "; allowed by --allow-incomplete" : "");
+  if (min_base != SIZE_MAX) {
+    md +=
+        fmt::format("Launches per side: at least {} baseline, {} candidate. ", min_base, min_cand);
+  }
+  md += fmt::format(
+      "The unit is the launch: each launch's median time, compared on a log scale by {}, "
+      "one-sided p-values adjusted over the comparisons (Benjamini-Hochberg). A verdict needs an "
+      "adjusted p below {:g} and a change beyond {:g}%; ratio = candidate / baseline time (above "
+      "1 is slower) with its 95% interval.\n",
+      o.noise_floor_sd > 0
+          ? fmt::format("a z-test with the noise floor {:.2f}% from {}",
+                        std::expm1(o.noise_floor_sd) * 100, markdown_escape(o.noise_floor_source))
+          : std::string("Welch's t-test"),
       o.alpha, o.max_slowdown * 100);
   bool header = false;
   for (const auto& r : rows) {
     if (r.verdict == Verdict::kSame) continue;
     if (!header) {
       md +=
-          "\n| verdict | configuration | collective | size | ratio | range | p | note |\n"
-          "|---|---|---|---:|---:|---|---:|---|\n";
+          "\n| verdict | configuration | collective | size | ratio | 95% interval | launches | "
+          "p | note |\n|---|---|---|---:|---:|---|---|---:|---|\n";
       header = true;
     }
-    md +=
-        fmt::format("| {} | {} | {} {} {}{} | {} | {} | {} | {} | {} |\n", name(r.verdict),
-                    markdown_escape(r.label), markdown_escape(r.collective),
-                    markdown_escape(r.dtype), markdown_escape(r.op), r.in_place ? " in-place" : "",
-                    format_bytes(r.bytes), r.ratio > 0 ? fmt::format("{:.3f}", r.ratio) : "",
-                    r.ratio > 0 ? fmt::format("{:.3f}-{:.3f}", r.ratio_low, r.ratio_high) : "",
-                    r.ratio > 0 ? fmt::format("{:.2g}", r.p_value) : "", markdown_escape(r.note));
+    const bool tested = !r.method.empty();
+    md += fmt::format(
+        "| {} | {} | {} {} {}{} | {} | {} | {} | {} / {} | {} | {} |\n", name(r.verdict),
+        markdown_escape(r.label), markdown_escape(r.collective), markdown_escape(r.dtype),
+        markdown_escape(r.op), r.in_place ? " in-place" : "", format_bytes(r.bytes),
+        r.ratio > 0 ? fmt::format("{:.3f}", r.ratio) : "",
+        tested ? fmt::format("{:.3f}-{:.3f}", r.ratio_low, r.ratio_high) : "", r.base_launches,
+        r.cand_launches, tested ? fmt::format("{:.2g}", r.p_value) : "", markdown_escape(r.note));
   }
   return md;
 }
 
-std::string compare_junit(const std::vector<Comparison>& rows) {
-  int failures = 0, skipped = 0;
+std::string compare_junit(const std::vector<Comparison>& rows, const CompareOptions& o) {
+  int failures = 0, errors = 0, skipped = 0;
   std::string cases;
   for (const auto& r : rows) {
     cases += fmt::format("    <testcase classname=\"colltune.{}\" name=\"{}\">\n",
                          html_escape(r.collective), html_escape(case_name(r)));
     if (r.verdict == Verdict::kSlower) {
       ++failures;
-      cases += fmt::format("      <failure message=\"{:.1f}% slower (ratio {:.3f}, p={:.2g})\"/>\n",
-                           (r.ratio - 1) * 100, r.ratio, r.p_value);
-    } else if (r.verdict == Verdict::kTooFewSamples || r.verdict == Verdict::kMissing ||
-               r.verdict == Verdict::kRankMismatch) {
-      ++skipped;
-      cases += fmt::format("      <skipped message=\"{}: {}\"/>\n", name(r.verdict),
-                           html_escape(r.note));
+      cases += fmt::format(
+          "      <failure message=\"{:.1f}% slower (ratio {:.3f}, interval {:.3f}-{:.3f}, "
+          "adjusted p={:.2g}, {} and {} launches)\"/>\n",
+          (r.ratio - 1) * 100, r.ratio, r.ratio_low, r.ratio_high, r.p_value, r.base_launches,
+          r.cand_launches);
+    } else if (is_gap(r.verdict)) {
+      // A comparison that could not be made is an error of the gate unless the user relaxed it.
+      (o.allow_incomplete ? skipped : errors)++;
+      cases +=
+          fmt::format("      <{} message=\"{}: {}\"/>\n", o.allow_incomplete ? "skipped" : "error",
+                      name(r.verdict), html_escape(r.note));
     }
     cases += "    </testcase>\n";
   }
   return fmt::format(
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"colltune "
-      "compare\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">\n{}  </testsuite>\n</testsuites>\n",
-      rows.size(), failures, skipped, cases);
+      "compare\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\">\n{}  "
+      "</testsuite>\n</testsuites>\n",
+      rows.size(), failures, errors, skipped, cases);
 }
 
 }  // namespace colltune

@@ -1,5 +1,6 @@
 #pragma once
-// The CI gate: candidate against baseline, matched by point, collective and size.
+// The CI gate: candidate against baseline, matched by point, collective and size. The statistical
+// unit is the launch (a sweep round, or one run file); see docs/statistics.md.
 
 #include <cstdint>
 #include <string>
@@ -10,32 +11,43 @@
 namespace colltune {
 
 struct CompareOptions {
-  double max_slowdown = 0.05;  // the smallest slowdown worth failing for (0.05 = 5%)
-  double alpha = 0.05;         // Mann-Whitney significance level
-  std::size_t min_samples = 8;
+  double max_slowdown = 0.05;      // the smallest slowdown worth failing for (0.05 = 5%)
+  double alpha = 0.05;             // level the Benjamini-Hochberg adjusted one-sided p is held to
+  double noise_floor_sd = 0;       // sd of log launch medians measured earlier; 0 = none
+  std::string noise_floor_source;  // where it came from, named in the output
+  bool allow_incomplete = false;   // comparisons it could not make do not fail the gate
 };
 
-enum class Verdict { kSlower, kFaster, kSame, kTooFewSamples, kMissing, kRankMismatch };
+enum class Verdict { kSlower, kFaster, kSame, kInconclusive, kMissing, kRankMismatch };
 std::string_view name(Verdict v);
+// Missing, rank mismatch and inconclusive: the gate could not compare.
+bool is_gap(Verdict v);
 
 struct Comparison {
   std::string point_id, label, collective, dtype, op;
   bool in_place = false;
   std::uint64_t bytes = 0;
+  int root = 0;
   int base_nranks = 0, cand_nranks = 0;
+  std::size_t base_launches = 0, cand_launches = 0;
   std::size_t base_samples = 0, cand_samples = 0;
-  double ratio = 0;                      // candidate median time / baseline median time
-  double ratio_low = 0, ratio_high = 0;  // from the medians' confidence intervals
-  double p_value = 1;
+  double ratio = 0;                      // candidate / baseline, geometric mean of launch medians
+  double ratio_low = 0, ratio_high = 0;  // its 95% interval from the launch-level test
+  double p_value = 1;                    // adjusted one-sided p in the direction of the change
+  std::string method;                    // "welch", "noise floor"
   Verdict verdict = Verdict::kSame;
-  std::string note;  // why, for missing, mismatch and too few samples
+  std::string note;  // why, for the gaps
 };
 
+// Every (point, collective, dtype, op, in-place, root, size) on either side, one row each.
 std::vector<Comparison> compare(const Dataset& base, const Dataset& cand, const CompareOptions& o);
-bool any_regression(const std::vector<Comparison>& rows);
+
+// 0 nothing slower and every comparison made; 1 something slower; 3 nothing slower but some
+// comparisons could not be made (unless o.allow_incomplete).
+int gate_exit_code(const std::vector<Comparison>& rows, const CompareOptions& o);
 
 std::string compare_markdown(const std::vector<Comparison>& rows, const Dataset& base,
                              const Dataset& cand, const CompareOptions& o);
-std::string compare_junit(const std::vector<Comparison>& rows);
+std::string compare_junit(const std::vector<Comparison>& rows, const CompareOptions& o);
 
 }  // namespace colltune

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "core/interleave.hpp"
+#include "knobs/interleave.hpp"
 
 namespace colltune {
 namespace {

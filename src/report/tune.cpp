@@ -9,6 +9,8 @@
 #include <set>
 
 #include "core/errors.hpp"
+#include "knobs/knob_scope.hpp"
+#include "knobs/knobs.hpp"
 #include "report/analysis.hpp"
 
 namespace colltune {
@@ -24,12 +26,6 @@ std::optional<std::string> setting(const Dataset& d, const std::string& point,
   const PointInfo* p = find_point(d, point);
   if (p == nullptr || !p->settings.count(key)) return std::nullopt;
   return p->settings.at(key);
-}
-
-bool supported(const SizeVerdict& v) {
-  const bool baseline_tied =
-      v.baseline && std::find(v.tied.begin(), v.tied.end(), *v.baseline) != v.tied.end();
-  return v.significant || (v.baseline && *v.baseline != v.winner && !baseline_tied);
 }
 
 int hosts_of(const Dataset& d, const std::string& point) {
@@ -66,8 +62,10 @@ const std::map<std::string, std::string>& nccl_tuner_collectives() {
   return kNames;
 }
 
+// NCCL's example plugin has no "keep NCCL's choice" for algorithm or protocol: a name it does not
+// know falls back to ring / simple. So an unset or list value gives "" (emit nothing).
 std::string tuner_algorithm(const std::optional<std::string>& v) {
-  if (!v) return "-1";
+  if (!v) return "";
   static const std::map<std::string, std::string> kAlgos{{"tree", "tree"},
                                                          {"ring", "ring"},
                                                          {"collnetdirect", "collnet_direct"},
@@ -80,7 +78,7 @@ std::string tuner_algorithm(const std::optional<std::string>& v) {
 }
 
 std::string tuner_protocol(const std::optional<std::string>& v) {
-  if (!v) return "-1";
+  if (!v) return "";
   const std::string p = lower(*v);
   return p == "ll" || p == "ll128" || p == "simple" ? p : "";
 }
@@ -116,27 +114,32 @@ std::string emit_nccl_tuner(const Dataset& d) {
       "# "
       "collective_type,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks,numPipeOps,"
       "regBuff\n"
-      "# Ranges cover measured sizes only; sizes without a supported winner keep NCCL's choice.\n",
+      "# Ranges cover measured sizes only; sizes without a significant winner keep NCCL's choice.\n"
+      "# A row names an algorithm and a protocol measured together, on that node and rank count.\n",
       d.source);
   int rows = 0;
+  std::set<std::string> unmeasured;  // winners that left the algorithm or protocol to NCCL
   for (const Panel& panel : build_panels(d)) {
     const auto coll = nccl_tuner_collectives().find(panel.key.collective);
     if (coll == nccl_tuner_collectives().end() || panel.key.in_place) continue;
     std::vector<std::pair<std::uint64_t, std::string>> choices;
     int nodes = -1;
     for (const SizeVerdict& v : winners(panel, d)) {
-      if (setting(d, v.winner, "backend").value_or("") != "nccl" || !supported(v)) {
+      if (setting(d, v.fastest, "backend").value_or("") != "nccl" || !v.significant) {
         choices.emplace_back(v.bytes, "");
         continue;
       }
-      const std::string algo = tuner_algorithm(setting(d, v.winner, "NCCL_ALGO"));
-      const std::string proto = tuner_protocol(setting(d, v.winner, "NCCL_PROTO"));
-      const std::string channels = tuner_channels(d, v.winner);
-      nodes = hosts_of(d, v.winner);
-      const bool nothing = algo == "-1" && proto == "-1" && channels == "-1";
-      choices.emplace_back(v.bytes, algo.empty() || proto.empty() || nothing
-                                        ? ""
-                                        : fmt::format("{},{},{}", algo, proto, channels));
+      const std::string algo = tuner_algorithm(setting(d, v.fastest, "NCCL_ALGO"));
+      const std::string proto = tuner_protocol(setting(d, v.fastest, "NCCL_PROTO"));
+      nodes = hosts_of(d, v.fastest);
+      if (algo.empty() || proto.empty() || nodes < 1) {
+        const PointInfo* p = find_point(d, v.fastest);
+        unmeasured.insert(p ? p->label : v.fastest);
+        choices.emplace_back(v.bytes, "");
+        continue;
+      }
+      choices.emplace_back(v.bytes,
+                           fmt::format("{},{},{}", algo, proto, tuner_channels(d, v.fastest)));
     }
     for (const Range& r : ranges(choices)) {
       if (r.choice.empty()) continue;
@@ -145,27 +148,27 @@ std::string emit_nccl_tuner(const Dataset& d) {
       ++rows;
     }
   }
+  for (const auto& label : unmeasured) {
+    out += fmt::format(
+        "# not written: {} won, but it did not set one NCCL_ALGO and one NCCL_PROTO (or its node "
+        "count is unknown); a row would force what was not measured\n",
+        label);
+  }
   if (rows == 0)
     out += "# no NCCL point beat NCCL's own choice significantly: nothing to override\n";
   return out;
 }
 
 std::string emit_ompi_rules(const Dataset& d) {
-  // coll/tuned collective ids and MCA names (Open MPI 4.1 and 5.0).
-  static const std::vector<std::tuple<std::string, int, std::string>> kColls{
-      {"allgather", 0, "allgather"},
-      {"allreduce", 2, "allreduce"},
-      {"alltoall", 3, "alltoall"},
-      {"broadcast", 7, "bcast"},
-      {"reduce", 11, "reduce"}};
   // collective id -> comm size -> rules (message bytes, algorithm)
   std::map<int, std::map<int, std::vector<std::pair<std::uint64_t, int>>>> table;
   std::set<std::string> used_panels;
   for (const Panel& panel : build_panels(d)) {
     if (panel.key.in_place) continue;
-    for (const auto& [coll, id, mca] : kColls) {
-      if (panel.key.collective != coll) continue;
-      const std::string knob = "OMPI_MCA_coll_tuned_" + mca + "_algorithm";
+    for (const TunedCollective& tuned : tuned_collectives()) {
+      if (panel.key.collective != tuned.collective) continue;
+      const int id = tuned.rules_id;
+      const std::string knob = *tuned_algorithm_knob(tuned.collective);
       // Candidates: points forcing this collective's algorithm, and the baselines (0: Open
       // MPI's own decision). Points turning other knobs say nothing about this collective.
       Panel candidates = panel;
@@ -183,8 +186,9 @@ std::string emit_ompi_rules(const Dataset& d) {
         continue;  // first panel decides
       std::vector<std::pair<std::uint64_t, int>> rules;
       for (const SizeVerdict& v : winners(candidates, d)) {
+        // Only a measured algorithm that beat Open MPI's own choice significantly; else 0.
         const int algorithm =
-            supported(v) ? std::stoi(setting(d, v.winner, knob).value_or("0")) : 0;
+            v.significant ? std::stoi(setting(d, v.fastest, knob).value_or("0")) : 0;
         // The rule at or below a message size applies, so a rule is needed only where it changes.
         if (rules.empty() || rules.back().second != algorithm) {
           rules.emplace_back(rules.empty() ? 0 : v.bytes, algorithm);
@@ -199,15 +203,17 @@ std::string emit_ompi_rules(const Dataset& d) {
   if (table.empty()) {
     throw ConfigError(
         fmt::format("{}: no point sets OMPI_MCA_coll_tuned_<coll>_algorithm for an "
-                    "out-of-place allgather, allreduce, alltoall, broadcast or "
-                    "reduce; allowed: a sweep over those knobs",
+                    "out-of-place allgather, allreduce, alltoall, broadcast, reduce or "
+                    "reduce_scatter; allowed: a sweep over those knobs",
                     d.source));
   }
   std::string out = fmt::format(
       "# Open MPI coll/tuned dynamic rules from colltune ({}).\n# Use with "
       "--mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename <this file>.\n"
       "# Message sizes are the bytes each rank contributes: dtsize*count (allreduce, bcast,\n"
-      "# reduce), dtsize*comm_size*count (alltoall, allgather). 0 = Open MPI's own decision.\n",
+      "# reduce), dtsize*comm_size*count (alltoall, allgather). 0 = Open MPI's own decision,\n"
+      "# written wherever no measured algorithm beat it significantly. A rule for N ranks also\n"
+      "# applies to every larger communicator until the next listed size: it was measured on N.\n",
       d.source);
   for (const auto& title : used_panels) out += fmt::format("# from: {}\n", title);
   out += fmt::format("{} # collectives\n", table.size());
@@ -225,30 +231,53 @@ std::string emit_ompi_rules(const Dataset& d) {
 }
 
 std::string emit_env(const Dataset& d, const TuneOptions& o) {
-  // knob -> value -> log speedups over the point's baseline, per (panel, size) cell
-  std::map<std::string, std::map<std::string, std::vector<double>>> logs;
+  // One entry per (knob value, panel, size) where the knob differs from the baseline and can
+  // change that collective: its log speedup and two-sided p against the baseline.
+  struct Entry {
+    std::string key, value;
+    double log_speedup, p;
+  };
+  std::vector<Entry> entries;
   for (const Panel& panel : build_panels(d)) {
     for (const auto& id : panel.point_ids) {
       const PointInfo* p = find_point(d, id);
       const auto base = baseline_of(d, id);
       if (!p || p->baseline || !base || !panel.cells.count(id) || !panel.cells.count(*base))
         continue;
+      const PointInfo* b = find_point(d, *base);
       for (const auto& [bytes, cell] : panel.cells.at(id)) {
         if (bytes < o.min_bytes || bytes > o.max_bytes) continue;
-        const auto b = panel.cells.at(*base).find(bytes);
-        if (b == panel.cells.at(*base).end() || cell.summary.median <= 0) continue;
+        const auto at = panel.cells.at(*base).find(bytes);
+        if (at == panel.cells.at(*base).end() || cell.summary.median <= 0) continue;
+        const PairTest faster = test_faster(cell, at->second);
+        if (!faster.decidable) continue;
+        const double p_two = 2 * std::min(faster.p_faster, 1 - faster.p_faster);
         for (const auto& [key, value] : p->settings) {
-          if (std::any_of(key.begin(), key.end(),
-                          [](unsigned char c) { return std::isupper(c); })) {
-            logs[key][value].push_back(std::log(b->second.summary.median / cell.summary.median));
-          }
+          const auto same = b->settings.find(key);
+          if (!is_env_key(key) || (same != b->settings.end() && same->second == value) ||
+              !knob_affects(key, value, panel.key.collective,
+                            setting(d, id, "backend").value_or("")))
+            continue;
+          entries.push_back(
+              {key, value, std::log(at->second.summary.median / cell.summary.median), p_two});
         }
       }
     }
   }
+  // A cell counts only where the change is significant over the whole family; elsewhere the
+  // knob made no difference the data can show (speedup 1).
+  std::vector<double> raw;
+  for (const auto& e : entries) raw.push_back(e.p);
+  const auto adjusted = benjamini_hochberg(raw);
+  std::map<std::string, std::map<std::string, std::vector<double>>> logs;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const Entry& e = entries[i];
+    logs[e.key][e.value].push_back(adjusted[i] < kSignificanceLevel ? e.log_speedup : 0.0);
+  }
   std::string out = fmt::format(
       "# colltune tune --emit env from {}: for each swept knob, the value with the best geometric\n"
-      "# mean speedup over the baseline across every (collective, size) cell in {}..{} bytes.\n",
+      "# mean speedup over the baseline across every (collective, size) cell in {}..{} bytes that\n"
+      "# it can change; a cell without a significant difference counts as no speedup.\n",
       d.source, o.min_bytes,
       o.max_bytes == UINT64_MAX ? std::string("max") : std::to_string(o.max_bytes));
   for (const auto& [key, by_value] : logs) {
@@ -266,7 +295,7 @@ std::string emit_env(const Dataset& d, const TuneOptions& o) {
       }
     }
     if (best.empty()) {
-      out += fmt::format("# {}: no value beats leaving it unset\n", key);
+      out += fmt::format("# {}: no value beats leaving it unset significantly\n", key);
     } else {
       out += fmt::format("export {}={}  # x{:.3f} over {} cells\n", key, shell_single_quote(best),
                          std::exp(best_gain), cells);

@@ -49,16 +49,13 @@ std::string distinct(const Dataset& d, const std::vector<std::string>& path) {
   return fmt::format("{}", fmt::join(values, "; "));
 }
 
-std::string significance_text(const SizeVerdict& v, const Panel& panel) {
+std::string significance_text(const SizeVerdict& v) {
   if (!v.runner_up) return "only one configuration";
-  const auto n_best = panel.cells.at(v.winner).at(v.bytes).samples_seconds.size();
-  const auto n_other = panel.cells.at(*v.runner_up).at(v.bytes).samples_seconds.size();
-  if (std::min(n_best, n_other) < kMinSamplesForVerdict) {
-    return fmt::format("too few samples ({} and {}; {} needed)", n_best, n_other,
-                       kMinSamplesForVerdict);
-  }
-  return fmt::format("{} (p={:.3g}{})", v.significant ? "yes" : "no", v.p_value,
-                     v.intervals_overlap ? "" : ", intervals apart");
+  if (!v.test.decidable) return fmt::format("undecided: {} ({})", v.test.why_not, v.test.method);
+  const std::string detail = fmt::format("adjusted p={:.3g}, {}{}", v.p_value, v.test.method,
+                                         v.intervals_overlap ? "" : ", intervals apart");
+  if (v.baseline_fastest) return "the baseline is fastest (" + detail + ")";
+  return fmt::format("{} ({})", v.significant ? "yes" : "no significant difference", detail);
 }
 
 PanelView make_panel_view(const Panel& panel, const Dataset& d) {
@@ -75,26 +72,32 @@ PanelView make_panel_view(const Panel& panel, const Dataset& d) {
       s.busbw_gbps.emplace_back(bytes, cell.busbw_gbps);
     view.series.push_back(std::move(s));
   }
+  for (const auto& [id, why] : panel.replicates)
+    view.skipped.push_back(label_of(d, id) + ": " + why);
   std::string previous;
   for (const SizeVerdict& v : winners(panel, d)) {
     WinnerRow row;
     row.size = format_bytes(v.bytes);
-    row.winner = label_of(d, v.winner);
-    const double busbw = panel.cells.at(v.winner).at(v.bytes).busbw_gbps;
+    // Only a significant winner, or the baseline itself, is named: anything else is a guess.
+    const bool named = v.significant || v.baseline_fastest || !v.runner_up;
+    row.winner = named ? label_of(d, v.fastest) : "no significant difference";
+    const double busbw = panel.cells.at(v.fastest).at(v.bytes).busbw_gbps;
     row.busbw = fmt::format("{:.3f}", busbw);
-    const double ceiling = ceiling_for(d, v.winner);
+    const double ceiling = ceiling_for(d, v.fastest);
     row.of_ceiling = ceiling > 0 ? fmt::format("{:.1f}%", busbw / ceiling * 100) : "n/a";
-    row.vs_runner_up = v.runner_up ? fmt::format("{:+.1f}% over {}", v.margin_over_runner_up * 100,
-                                                 label_of(d, *v.runner_up))
-                                   : "n/a";
-    if (v.baseline && *v.baseline == v.winner) {
+    row.vs_runner_up =
+        v.runner_up
+            ? fmt::format("{}{:+.1f}% over {}", named ? "" : label_of(d, v.fastest) + " fastest, ",
+                          v.margin_over_runner_up * 100, label_of(d, *v.runner_up))
+            : "n/a";
+    if (v.baseline_fastest) {
       row.vs_baseline = "is the baseline";
     } else if (v.margin_over_baseline) {
       row.vs_baseline = fmt::format("{:+.1f}%", *v.margin_over_baseline * 100);
     } else {
       row.vs_baseline = "n/a";
     }
-    row.significance = significance_text(v, panel);
+    row.significance = significance_text(v);
     std::vector<std::string> tied;
     constexpr std::size_t kMaxNamed = 4;
     for (std::size_t i = 0; i < v.tied.size() && i < kMaxNamed; ++i)
@@ -102,10 +105,13 @@ PanelView make_panel_view(const Panel& panel, const Dataset& d) {
     if (v.tied.size() > kMaxNamed)
       tied.push_back(fmt::format("{} more", v.tied.size() - kMaxNamed));
     row.tied = fmt::format("{}", fmt::join(tied, ", "));
-    if (!previous.empty() && previous != row.winner) {
-      view.changes.push_back(fmt::format("at {}: {} -> {}", row.size, previous, row.winner));
+    // Crossovers only between winners the data supports.
+    if (v.significant || v.baseline_fastest) {
+      if (!previous.empty() && previous != row.winner) {
+        view.changes.push_back(fmt::format("at {}: {} -> {}", row.size, previous, row.winner));
+      }
+      previous = row.winner;
     }
-    previous = row.winner;
     view.winners.push_back(std::move(row));
   }
   return view;
@@ -159,9 +165,9 @@ ReportView make_report_view(const Dataset& d) {
   std::size_t shared = 0, largest = 0;
   std::set<std::string> switched;  // how the shared launches switched their settings
   for (const auto& l : d.launches) {
-    if (l.together == 0) continue;
+    if (l.together.empty()) continue;
     ++shared;
-    largest = std::max(largest, l.together + 1);
+    largest = std::max(largest, l.together.size() + 1);
     const auto point = std::find_if(d.points.begin(), d.points.end(),
                                     [&](const PointInfo& p) { return p.id == l.point_id; });
     const bool nccl = point != d.points.end() && point->settings.count("backend") != 0 &&

@@ -9,8 +9,8 @@
 #include <cmath>
 
 #include "core/errors.hpp"
-#include "core/interleave.hpp"
 #include "core/sizes.hpp"
+#include "knobs/interleave.hpp"
 
 namespace colltune {
 namespace {

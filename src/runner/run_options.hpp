@@ -9,7 +9,7 @@
 
 #include "comm/communicator.hpp"
 #include "core/collective.hpp"
-#include "core/interleave.hpp"
+#include "knobs/interleave.hpp"
 #include "runner/measure.hpp"
 
 namespace colltune {

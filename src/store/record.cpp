@@ -1,8 +1,39 @@
 #include "store/record.hpp"
 
+#include <fmt/format.h>
+
+#include <cmath>
+
 #include "core/bandwidth.hpp"
+#include "core/errors.hpp"
 
 namespace colltune {
+namespace {
+
+// Counts and sizes beyond this are corrupt, not measured: no buffer is 2^63 bytes.
+constexpr std::uint64_t kMaxBytes = std::uint64_t{1} << 63;
+
+[[noreturn]] void bad(const std::string& where, std::string_view field, const std::string& value,
+                      std::string_view allowed) {
+  throw ConfigError(
+      fmt::format("{}: {}: {} is not allowed; allowed: {}", where, field, value, allowed));
+}
+
+std::uint64_t unsigned_field(const nlohmann::json& j, const char* key, const std::string& where) {
+  const auto& v = j.at(key);
+  if (v.is_number_unsigned() && v.get<std::uint64_t>() < kMaxBytes) return v.get<std::uint64_t>();
+  if (v.is_number_integer() && v.get<std::int64_t>() >= 0) return v.get<std::uint64_t>();
+  bad(where, key, v.dump(), "an integer from 0 to 2^63 - 1");
+}
+
+int int_field(const nlohmann::json& j, const char* key, const std::string& where, int lo, int hi) {
+  const auto& v = j.at(key);
+  if (v.is_number_integer() && v.get<std::int64_t>() >= lo && v.get<std::int64_t>() <= hi)
+    return v.get<int>();
+  bad(where, key, v.dump(), fmt::format("an integer from {} to {}", lo, hi));
+}
+
+}  // namespace
 
 nlohmann::json to_json(const RunContext& c) {
   nlohmann::json placement = nlohmann::json::array();
@@ -102,6 +133,82 @@ nlohmann::json make_record(const Measurement& m, const RunContext& context) {
   j["cache"] = name(context.cache);
   j["context"] = to_json(context);
   return j;
+}
+
+Record record_from_json(const nlohmann::json& j, const std::string& where) {
+  Record r;
+  try {
+    const int version = j.at("schema_version").get<int>();
+    if (version != kSchemaVersion) {
+      throw ConfigError(fmt::format("{}: schema_version: {} is not readable; allowed: {}", where,
+                                    version, kSchemaVersion));
+    }
+    r.collective = j.at("collective").get<std::string>();
+    r.dtype = j.at("dtype").get<std::string>();
+    r.op = j.at("op").get<std::string>();
+    r.in_place = j.at("in_place").get<bool>();
+    r.nranks = int_field(j, "nranks", where, 1, 1 << 24);
+    r.root = j.contains("root") ? int_field(j, "root", where, -1, r.nranks - 1) : 0;
+    r.bytes = unsigned_field(j, "bytes", where);
+    r.count = unsigned_field(j, "count", where);
+    r.window = j.at("window").is_null() ? 0 : int_field(j, "window", where, 1, 1 << 20);
+    r.backend = j.at("context").at("backend").get<std::string>();
+    r.timing = j.at("timing").get<std::string>();
+    r.cache = j.at("cache").get<std::string>();
+    if (!j.at("skipped").is_null()) r.skipped = j.at("skipped").get<std::string>();
+    if (!j.at("wrong").is_null()) r.wrong = unsigned_field(j, "wrong", where);
+    for (const auto& v : j.at("samples_seconds")) {
+      if (!v.is_number()) bad(where, "samples_seconds", v.dump(), "numbers (seconds)");
+      r.samples_seconds.push_back(v.get<double>());
+    }
+    const auto& factor = j.at("bus_factor");
+    if (!factor.is_number()) bad(where, "bus_factor", factor.dump(), "a number");
+    r.bus_factor = factor.get<double>();
+    r.in_process_knobs = j.value("in_process_knobs", std::map<std::string, std::string>{});
+  } catch (const nlohmann::json::exception& e) {
+    throw ConfigError(fmt::format("{}: not a colltune record ({})", where, e.what()));
+  }
+  check_record(r, where);
+  r.kind = *parse_coll_kind(r.collective);
+  Collective c;
+  c.kind = r.kind;
+  c.dtype = *parse_dtype(r.dtype);
+  c.count = r.count;
+  c.window = r.window;
+  r.algbw_bytes = algbw_bytes(c, r.nranks);
+  return r;
+}
+
+void check_record(const Record& r, const std::string& where) {
+  const auto kind = parse_coll_kind(r.collective);
+  if (!kind) bad(where, "collective", r.collective, "a collective colltune or nccl-tests runs");
+  if (!parse_dtype(r.dtype)) bad(where, "dtype", r.dtype, "int8 ... f8e5m2 (colltune's names)");
+  if (r.op != "none" && !parse_reduce_op(r.op)) bad(where, "op", r.op, "sum prod max min avg none");
+  if (r.nranks < 1) bad(where, "nranks", std::to_string(r.nranks), "1 or more");
+  if (r.bytes >= kMaxBytes) bad(where, "bytes", std::to_string(r.bytes), "below 2^63");
+  if (r.count >= kMaxBytes) bad(where, "count", std::to_string(r.count), "below 2^63");
+  for (std::size_t i = 0; i < r.samples_seconds.size(); ++i) {
+    const double s = r.samples_seconds[i];
+    if (!std::isfinite(s) || s <= 0) {
+      bad(where, fmt::format("samples_seconds[{}]", i), fmt::format("{}", s),
+          "finite times above 0 seconds");
+    }
+  }
+  if (!r.skipped && r.samples_seconds.empty()) {
+    bad(where, "samples_seconds", "[]", "at least one sample where the record is not skipped");
+  }
+  const double expected = bus_factor(*kind, r.nranks);
+  if (!std::isfinite(r.bus_factor) || std::abs(r.bus_factor - expected) > 1e-9 * expected) {
+    bad(where, "bus_factor", fmt::format("{}", r.bus_factor),
+        fmt::format("{} for {} on {} ranks", expected, r.collective, r.nranks));
+  }
+}
+
+std::string setting_name(const std::map<std::string, std::string>& in_process_knobs) {
+  std::string out;
+  for (const auto& [knob, value] : in_process_knobs)
+    out += (out.empty() ? "" : " ") + knob + "=" + value;
+  return out;
 }
 
 }  // namespace colltune

@@ -1,8 +1,14 @@
 #pragma once
 // The one JSON (de)serialiser of measurements and their context (docs/jsonl-schema.md).
 
+#include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
 
+#include "core/collective.hpp"
 #include "core/measurement.hpp"
 
 namespace colltune {
@@ -16,5 +22,38 @@ std::vector<RankPlacement> placement_from_json(const nlohmann::json& placement);
 
 // One JSONL record: the measurement with the full context under "context".
 nlohmann::json make_record(const Measurement& m, const RunContext& context);
+
+// One measured (collective, dtype, op, in-place, root, size) of one launch, as read back.
+struct Record {
+  std::string point_id;
+  int round = 1;  // the launch within its point: a sweep round, or one input file
+  CollKind kind = CollKind::kAllreduce;
+  std::string collective, dtype, op;  // the names of kind, dtype and op, as panels key them
+  bool in_place = false;
+  int root = 0;
+  std::uint64_t bytes = 0;
+  std::uint64_t count = 0;
+  int nranks = 0;
+  int window = 0;
+  std::string backend, timing, cache;
+  std::optional<std::string> skipped;
+  std::optional<std::uint64_t> wrong;
+  std::vector<double> samples_seconds;
+  double algbw_bytes = 0;  // bytes per op for algbw (window included for bw and bibw)
+  double bus_factor = 1;
+  std::map<std::string, std::string> in_process_knobs;  // --interleave: its setting
+};
+
+// Reads one JSONL record and range-checks it (check_record). Throws ConfigError
+// "<where>: <field>: <value> is not allowed; allowed: ..." naming the first bad field.
+Record record_from_json(const nlohmann::json& j, const std::string& where);
+
+// The range checks every reader applies: finite samples above 0, samples unless skipped,
+// nranks >= 1, bytes and count below 2^63, the bus factor of the collective and rank count.
+void check_record(const Record& r, const std::string& where);
+
+// "KNOB=V KNOB2=V2": the name of an interleaved setting, from a record's in_process_knobs; the
+// one key by which a shared launch's records are told apart (sweep driver and report alike).
+std::string setting_name(const std::map<std::string, std::string>& in_process_knobs);
 
 }  // namespace colltune

@@ -7,10 +7,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/bandwidth.hpp"
 #include "core/environment.hpp"
 #include "core/errors.hpp"
 #include "store/manifest.hpp"
+#include "store/nccl_tests_import.hpp"
 #include "store/record.hpp"
 
 namespace colltune {
@@ -18,71 +18,47 @@ namespace {
 
 namespace fs = std::filesystem;
 
-double algbw_bytes_of(const Record& r) {
-  const auto kind = parse_coll_kind(r.collective);
-  const auto dtype = parse_dtype(r.dtype);
-  if (!kind || !dtype) return static_cast<double>(r.bytes);
-  Collective c;
-  c.kind = *kind;
-  c.dtype = *dtype;
-  c.count = r.count;
-  c.window = r.window;
-  return algbw_bytes(c, r.nranks);
-}
-
-Record record_from_json(const nlohmann::json& j, const std::string& where) {
-  Record r;
-  try {
-    const int version = j.at("schema_version").get<int>();
-    if (version != kSchemaVersion) {
-      throw ConfigError(fmt::format("{}: schema_version: {} is not readable; allowed: {}", where,
-                                    version, kSchemaVersion));
-    }
-    r.collective = j.at("collective").get<std::string>();
-    r.dtype = j.at("dtype").get<std::string>();
-    r.op = j.at("op").get<std::string>();
-    r.in_place = j.at("in_place").get<bool>();
-    r.bytes = j.at("bytes").get<std::uint64_t>();
-    r.count = j.at("count").get<std::uint64_t>();
-    r.nranks = j.at("nranks").get<int>();
-    r.window = j.at("window").is_null() ? 0 : j.at("window").get<int>();
-    r.backend = j.at("context").at("backend").get<std::string>();
-    r.timing = j.at("timing").get<std::string>();
-    r.cache = j.at("cache").get<std::string>();
-    if (!j.at("skipped").is_null()) r.skipped = j.at("skipped").get<std::string>();
-    if (!j.at("wrong").is_null()) r.wrong = j.at("wrong").get<std::uint64_t>();
-    r.samples_seconds = j.at("samples_seconds").get<std::vector<double>>();
-    r.bus_factor = j.at("bus_factor").get<double>();
-    r.in_process_knobs = j.value("in_process_knobs", std::map<std::string, std::string>{});
-  } catch (const nlohmann::json::exception& e) {
-    throw ConfigError(fmt::format("{}: not a colltune record ({})", where, e.what()));
-  }
-  r.algbw_bytes = algbw_bytes_of(r);
-  return r;
-}
-
-void read_jsonl(const std::string& path, const std::string& point_id, int round, Dataset& d) {
+// Reads one launch's records. A line that is not a sound record ends the load, or with
+// o.skip_bad_records is left out and named in d.left_out.
+void read_jsonl(const std::string& path, const std::string& point_id, int round,
+                const LoadOptions& o, Dataset& d) {
   std::ifstream in(path);
   if (!in) throw ConfigError(fmt::format("{}: cannot be read", path));
+  std::map<std::string, int> seen;  // the identity of each record -> its line
   std::string line;
   int number = 0;
   while (std::getline(in, line)) {
     ++number;
     if (line.empty()) continue;
     const std::string where = fmt::format("{}:{}", path, number);
-    const auto j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_discarded())
-      throw ConfigError(fmt::format("{}: not JSON (a torn or truncated record?)", where));
-    Record r = record_from_json(j, where);
-    r.point_id = point_id;
-    r.round = round;
-    if (d.contexts.count(point_id) == 0) d.contexts[point_id] = j.at("context");
-    d.records.push_back(std::move(r));
+    try {
+      const auto j = nlohmann::json::parse(line, nullptr, false);
+      if (j.is_discarded())
+        throw ConfigError(fmt::format("{}: not JSON (a torn or truncated record?)", where));
+      Record r = record_from_json(j, where);
+      const std::string identity =
+          fmt::format("{} {} {} {} {} {} {}", r.collective, r.dtype, r.op, r.in_place, r.root,
+                      r.bytes, setting_name(r.in_process_knobs));
+      if (const auto [it, fresh] = seen.emplace(identity, number); !fresh) {
+        throw ConfigError(fmt::format(
+            "{}: duplicated record: {} {} {} {} bytes{} was already at line {}; allowed: one "
+            "record per (collective, dtype, op, in-place, root, size) in a launch",
+            where, r.collective, r.dtype, r.op, r.bytes, r.in_place ? " in-place" : "",
+            it->second));
+      }
+      r.point_id = point_id;
+      r.round = round;
+      if (d.contexts.count(point_id) == 0) d.contexts[point_id] = j.at("context");
+      d.records.push_back(std::move(r));
+    } catch (const ConfigError& e) {
+      if (!o.skip_bad_records) throw;
+      d.left_out.push_back(e.what());
+    }
   }
   if (number == 0) throw ConfigError(fmt::format("{}: empty; allowed: one record per line", path));
 }
 
-Dataset load_store(const std::string& dir) {
+Dataset load_store(const std::string& dir, const LoadOptions& o) {
   Dataset d;
   d.source = dir;
   d.kind = "sweep";
@@ -95,7 +71,7 @@ Dataset load_store(const std::string& dir) {
   d.points = m.points;
   for (const auto& l : m.launches) {
     d.launches.push_back(
-        {l.point_id, l.round, l.status, l.exit_code, l.signal, l.tail, l.together.size()});
+        {l.point_id, l.round, l.status, l.exit_code, l.signal, l.tail, l.together});
     for (const auto& w : l.warnings) {
       if (std::find(d.warnings.begin(), d.warnings.end(), std::make_pair(l.point_id, w)) ==
           d.warnings.end()) {
@@ -103,7 +79,7 @@ Dataset load_store(const std::string& dir) {
       }
     }
     if (l.status == "done") {
-      read_jsonl(dir + "/" + launch_records_path(l.point_id, l.round), l.point_id, l.round, d);
+      read_jsonl(dir + "/" + launch_records_path(l.point_id, l.round), l.point_id, l.round, o, d);
     }
   }
   if (fs::exists(dir + "/ceilings.json")) {
@@ -120,79 +96,6 @@ Dataset load_store(const std::string& dir) {
   return d;
 }
 
-std::string collective_of_nccl_tests(const std::string& program) {
-  const std::string base = fs::path(program).filename();
-  static const std::map<std::string, std::string> kNames{
-      {"all_reduce_perf", "allreduce"}, {"all_gather_perf", "allgather"},
-      {"alltoall_perf", "alltoall"},    {"broadcast_perf", "broadcast"},
-      {"reduce_perf", "reduce"},        {"reduce_scatter_perf", "reduce_scatter"},
-      {"sendrecv_perf", "sendrecv"}};
-  const auto it = kNames.find(base);
-  return it == kNames.end() ? base : it->second;
-}
-
-// nccl-tests writes booleans and padded roots as strings and NaN as "nan".
-double nccl_tests_number(const nlohmann::json& v) {
-  if (v.is_number()) return v.get<double>();
-  return std::numeric_limits<double>::quiet_NaN();
-}
-
-Dataset load_nccl_tests(const std::string& path, const nlohmann::json& j) {
-  Dataset d;
-  d.source = path;
-  d.kind = "nccl-tests";
-  try {
-    const std::string program = j.at("args").at(0).get<std::string>();
-    d.name = collective_of_nccl_tests(program);
-    const int nranks = j.contains("config") && j["config"].contains("devices")
-                           ? static_cast<int>(j["config"]["devices"].size())
-                           : 0;
-    std::vector<const char*> env_entries;
-    std::vector<std::string> env_strings;
-    for (const auto& e : j.value("env", nlohmann::json::array()))
-      env_strings.push_back(e.get<std::string>());
-    for (const auto& e : env_strings) env_entries.push_back(e.c_str());
-    env_entries.push_back(nullptr);
-    d.points.push_back({"nccl-tests", "nccl-tests " + d.name, {{"backend", "nccl"}}, true});
-    // Only the allow-listed, redacted environment survives the import (nccl-tests dumps all).
-    d.contexts["nccl-tests"] = {{"backend", "nccl"},
-                                {"nranks", nranks},
-                                {"nccl_version", j.value("nccl_version", 0)},
-                                {"command_line", j.at("args")},
-                                {"environment", allowed_environment(env_entries.data())},
-                                {"timing", "batch"}};
-    for (const auto& row : j.at("results")) {
-      for (const char* half : {"out_of_place", "in_place"}) {
-        if (!row.contains(half) || row[half].is_null()) continue;
-        Record r;
-        r.point_id = "nccl-tests";
-        r.collective = d.name;
-        r.dtype = row.at("type").get<std::string>();
-        r.op = row.at("redop").get<std::string>();
-        r.in_place = std::string(half) == "in_place";
-        r.bytes = row.at("size").get<std::uint64_t>();
-        r.count = row.at("count").get<std::uint64_t>();
-        r.nranks = nranks;
-        r.backend = "nccl";
-        r.timing = "batch";
-        r.cache = "warm";
-        const double time_us = nccl_tests_number(row[half].at("time"));
-        if (time_us == time_us) r.samples_seconds = {time_us * 1e-6};
-        const auto& wrong = row[half].at("nwrong");
-        if (wrong.is_number()) r.wrong = static_cast<std::uint64_t>(wrong.get<double>());
-        const double algbw = nccl_tests_number(row[half].at("alg_bw"));
-        const double busbw = nccl_tests_number(row[half].at("bus_bw"));
-        r.algbw_bytes = algbw * 1e9 * time_us * 1e-6;
-        r.bus_factor = algbw > 0 ? busbw / algbw : 1;
-        d.records.push_back(std::move(r));
-      }
-    }
-  } catch (const nlohmann::json::exception& e) {
-    throw ConfigError(fmt::format("{}: not nccl-tests JSON output ({})", path, e.what()));
-  }
-  return d;
-}
-
 // A `colltune run --interleave` file measured several settings: each becomes a configuration of
 // its own, as a sweep's points are; the one with every knob at "default" is the baseline.
 void split_interleaved_run(Dataset& d) {
@@ -200,9 +103,7 @@ void split_interleaved_run(Dataset& d) {
   std::vector<PointInfo> points;
   for (Record& r : d.records) {
     if (r.in_process_knobs.empty()) continue;
-    std::vector<std::string> words;
-    for (const auto& [knob, value] : r.in_process_knobs) words.push_back(knob + "=" + value);
-    r.point_id = fmt::format("{}", fmt::join(words, " "));
+    r.point_id = setting_name(r.in_process_knobs);
     if (std::none_of(points.begin(), points.end(),
                      [&](const PointInfo& p) { return p.id == r.point_id; })) {
       PointInfo p{r.point_id, r.point_id, run.settings, false};
@@ -231,9 +132,14 @@ void split_interleaved_run(Dataset& d) {
   d.contexts.erase(run.id);
 }
 
+bool find_point_info(const Dataset& d, const std::string& id) {
+  return std::any_of(d.points.begin(), d.points.end(),
+                     [&](const PointInfo& p) { return p.id == id; });
+}
+
 }  // namespace
 
-Dataset load_dataset(const std::string& path) {
+Dataset load_dataset(const std::string& path, const LoadOptions& o) {
   if (fs::is_directory(path)) {
     if (!fs::exists(path + "/manifest.json")) {
       throw ConfigError(
@@ -241,7 +147,7 @@ Dataset load_dataset(const std::string& path) {
                       "a colltune run JSONL file or nccl-tests JSON",
                       path));
     }
-    return load_store(path);
+    return load_store(path, o);
   }
   if (!fs::exists(path)) throw ConfigError(fmt::format("{}: no such file or directory", path));
   const std::string text = read_file(path);
@@ -250,7 +156,7 @@ Dataset load_dataset(const std::string& path) {
   if (first != std::string::npos && text[first] == '{') {
     const auto whole = nlohmann::json::parse(text, nullptr, false);
     if (!whole.is_discarded() && whole.contains("results") && whole.contains("args")) {
-      return load_nccl_tests(path, whole);
+      return load_nccl_tests(path, whole, o);
     }
   }
   Dataset d;
@@ -258,7 +164,7 @@ Dataset load_dataset(const std::string& path) {
   d.kind = "run";
   d.name = fs::path(path).stem();
   d.points.push_back({"run", d.name, {}, true});
-  read_jsonl(path, "run", 1, d);
+  read_jsonl(path, "run", 1, o, d);
   if (!d.records.empty()) {
     d.points[0].settings["backend"] = d.records.front().backend;
   }
@@ -267,6 +173,41 @@ Dataset load_dataset(const std::string& path) {
   }
   split_interleaved_run(d);
   return d;
+}
+
+Dataset load_datasets(const std::vector<std::string>& paths, const LoadOptions& o) {
+  Dataset out;
+  for (const std::string& path : paths) {
+    Dataset d = load_dataset(path, o);
+    if (out.source.empty()) {
+      out = std::move(d);
+      continue;
+    }
+    int offset = 0;
+    for (const Record& r : out.records) offset = std::max(offset, r.round);
+    for (const auto& l : out.launches) offset = std::max(offset, l.round);
+    out.source += " + " + d.source;
+    for (auto& r : d.records) {
+      r.round += offset;
+      out.records.push_back(std::move(r));
+    }
+    for (auto& l : d.launches) {
+      l.round += offset;
+      out.launches.push_back(std::move(l));
+    }
+    for (auto& p : d.points) {
+      if (!find_point_info(out, p.id)) out.points.push_back(std::move(p));
+    }
+    out.contexts.merge(d.contexts);
+    for (auto& w : d.warnings) out.warnings.push_back(std::move(w));
+    for (auto& n : d.left_out) out.left_out.push_back(std::move(n));
+    for (auto& n : d.notes) out.notes.push_back(std::move(n));
+    for (auto [mine, theirs] : {std::pair{&out.host_ceiling_gbps, d.host_ceiling_gbps},
+                                std::pair{&out.device_ceiling_gbps, d.device_ceiling_gbps}}) {
+      if (theirs > 0 && (*mine == 0 || theirs < *mine)) *mine = theirs;
+    }
+  }
+  return out;
 }
 
 }  // namespace colltune

@@ -10,27 +10,9 @@
 #include <vector>
 
 #include "store/manifest.hpp"
+#include "store/record.hpp"
 
 namespace colltune {
-
-// One measured (collective, dtype, op, in-place, size) of one launch.
-struct Record {
-  std::string point_id;
-  int round = 1;
-  std::string collective, dtype, op;
-  bool in_place = false;
-  std::uint64_t bytes = 0;
-  std::uint64_t count = 0;
-  int nranks = 0;
-  int window = 0;
-  std::string backend, timing, cache;
-  std::optional<std::string> skipped;
-  std::optional<std::uint64_t> wrong;
-  std::vector<double> samples_seconds;
-  double algbw_bytes = 0;  // bytes per op for algbw (window included for bw and bibw)
-  double bus_factor = 1;
-  std::map<std::string, std::string> in_process_knobs;  // --interleave: its setting
-};
 
 // A sweep point as the manifest lists it.
 using PointInfo = PointEntry;
@@ -42,7 +24,7 @@ struct LaunchInfo {
   std::optional<int> exit_code;
   std::optional<int> signal;
   std::vector<std::string> tail;
-  std::size_t together = 0;  // other points measured in the same launch (interleave)
+  std::vector<std::string> together;  // other points measured in the same launch (interleave)
 };
 
 struct Dataset {
@@ -54,14 +36,25 @@ struct Dataset {
   std::vector<Record> records;
   std::map<std::string, nlohmann::json> contexts;  // point id -> its first record's context
   std::vector<std::string> notes;
+  std::vector<std::string> left_out;  // records skipped by --skip-bad-records, with the reason
   // (point id, warning) from the manifest's launches, or the run's own context.
   std::vector<std::pair<std::string, std::string>> warnings;
   double host_ceiling_gbps = 0;    // slowest NUMA node's memcpy bandwidth; 0 when not measured
   double device_ceiling_gbps = 0;  // slowest GPU's device-to-device copy; 0 when not measured
 };
 
+struct LoadOptions {
+  // A record that fails its range checks, or repeats another, is left out with a warning in
+  // Dataset::left_out instead of ending the load.
+  bool skip_bad_records = false;
+};
+
 // Throws ConfigError "<path>[:line]: ..." for input it cannot read whole: a missing or torn
-// file, a record that is not JSON, a schema it does not know.
-Dataset load_dataset(const std::string& path);
+// file, a record that is not JSON or out of range, a duplicated record, a schema it does not know.
+Dataset load_dataset(const std::string& path, const LoadOptions& o = {});
+
+// Several inputs read as one side of a comparison: each file's launches stay launches of their
+// own (rounds renumbered after the previous input's), points matched by id.
+Dataset load_datasets(const std::vector<std::string>& paths, const LoadOptions& o = {});
 
 }  // namespace colltune

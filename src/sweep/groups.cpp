@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <optional>
 
-#include "core/interleave.hpp"
+#include "knobs/interleave.hpp"
+#include "store/record.hpp"
 
 namespace colltune {
 namespace {
@@ -66,13 +67,12 @@ Launch build_group_launch(const SweepSpec& spec, const std::vector<const Point*>
 
 int member_of_record(const SweepSpec& spec, const std::vector<const Point*>& members,
                      const std::map<std::string, std::string>& in_process_knobs) {
+  // The one key by which a shared launch's records are told apart, as `colltune report` does.
+  const std::string wanted = setting_name(in_process_knobs);
   for (std::size_t m = 0; m < members.size(); ++m) {
-    const bool same =
-        std::all_of(spec.interleave.begin(), spec.interleave.end(), [&](const auto& key) {
-          const auto it = in_process_knobs.find(key);
-          return it != in_process_knobs.end() && it->second == knob_value(*members[m], key);
-        });
-    if (same) return static_cast<int>(m);
+    std::map<std::string, std::string> knobs;
+    for (const std::string& key : spec.interleave) knobs[key] = knob_value(*members[m], key);
+    if (setting_name(knobs) == wanted) return static_cast<int>(m);
   }
   return -1;
 }

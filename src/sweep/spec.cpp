@@ -10,9 +10,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/errors.hpp"
-#include "core/interleave.hpp"
-#include "core/knobs.hpp"
 #include "core/suggest.hpp"
+#include "knobs/interleave.hpp"
+#include "knobs/knobs.hpp"
 
 namespace colltune {
 namespace {

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/knobs.hpp"
+#include "knobs/knobs.hpp"
 
 namespace colltune {
 

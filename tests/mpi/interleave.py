@@ -56,19 +56,28 @@ if os.path.exists(out):
     report = open(report_path).read() if os.path.exists(report_path) else ""
     check(proc.returncode == 0 and f"{len(algorithms)} configuration(s), {len(records)} record(s)"
           in report, f"report: exit {proc.returncode}, {report[:300]}")
-    check("| OMPI\\_MCA\\_coll\\_tuned\\_allreduce\\_algorithm=" in report,
-          "report names no setting as a winner")
+    # Four samples a setting are too few for a verdict: the winner column names no algorithm
+    # (only the baseline, when it is the fastest: keeping Open MPI's choice needs no proof).
+    winners = [row.split(" | ")[1] for row in report.splitlines()
+               if row.startswith("| ") and " | " in row and row.split(" | ")[0][2:].strip()[:1].isdigit()]
+    check(winners and all(w in ("no significant difference",
+                                "OMPI\\_MCA\\_coll\\_tuned\\_allreduce\\_algorithm=default")
+                          for w in winners)
+          and "undecided: too few samples (4 and 4; 8 needed)" in report,
+          f"report: a winner named from 4 samples a side: {winners}")
 
 # tune on the run's JSONL reads "default" as the launch value (here unset: Open MPI's own
-# decision, rule 0) and a number as that algorithm. A copy of the records with one setting's
-# samples made ten times faster (and doubled to the 8 a verdict needs) makes that one win.
+# decision, rule 0) and a number as that algorithm. A copy of the records in which one setting's
+# 8 samples (the least a verdict needs) all lie below every other sample of the file makes that
+# one win by construction, whatever the noise of the real run.
 def rules_when_fastest(setting):
     copy = out + f".{setting}-wins.jsonl"
+    floor = min(s for r in records for s in r["samples_seconds"]) / 10
     with open(copy, "w") as f:
         for r in records:
             samples = r["samples_seconds"] * 2
             if r["in_process_knobs"][KNOB] == setting:
-                samples = [s / 10 for s in samples]
+                samples = [floor * (1 + i / 100) for i in range(len(samples))]
             f.write(json.dumps(dict(r, samples_seconds=samples)) + "\n")
     proc = subprocess.run([args.colltune, "tune", copy, "--emit", "ompi-rules"],
                           capture_output=True, text=True, timeout=60)

@@ -19,16 +19,32 @@ check('failures="1"' in junit and "<failure message=\"30.0% slower" in junit, "J
 # A slowdown below the threshold is not a regression.
 code, _, _ = h.colltune(args, "compare", "base", "slower", "--max-slowdown", "40%", cwd=root)
 check(code == 0, f"--max-slowdown 40%: exit {code}")
-# nccl-tests input has one sample per size: compare refuses to call a verdict and says why.
+# One launch a side cannot show launch-to-launch noise: inconclusive, its own exit code (3),
+# unless relaxed or given a noise floor.
 code, out, _ = h.colltune(args, "compare", "nccl-tests.json", "nccl-tests.json", cwd=root)
-check(code == 0 and "too few samples" in out, f"nccl-tests self-compare: {code} {out[-500:]}")
+check(code == 3 and "| inconclusive |" in out and "one launch on a side" in out,
+      f"nccl-tests self-compare: {code} {out[-500:]}")
+code, out, _ = h.colltune(args, "compare", "nccl-tests.json", "nccl-tests.json",
+                          "--allow-incomplete", cwd=root)
+check(code == 0 and "allowed by --allow-incomplete" in out, f"--allow-incomplete: {code}")
+code, out, _ = h.colltune(args, "compare", "nccl-tests.json", "nccl-tests.json",
+                          "--noise-floor", "5%", cwd=root)
+check(code == 0 and "**0 not compared**" in out, f"--noise-floor 5%: {code} {out[:600]}")
+# A candidate with nothing in common with the baseline fails closed.
+code, out, _ = h.colltune(args, "compare", "base", "nccl", "--junit", "missing.xml", cwd=root)
+check(code == 3 and "**0 slower**" in out and "missing" in out, f"disjoint stores: exit {code}")
+junit = open(os.path.join(root, "missing.xml")).read()
+check('failures="0"' in junit and 'errors="0"' not in junit and "<error message=\"missing" in junit,
+      "JUnit does not mark the missing comparisons as errors")
 
 bad = [
-    (["report", "torn"], "round-1.jsonl:6: not JSON (a torn or truncated record?)"),
+    (["report", "torn"], "round-2.jsonl:8: not JSON (a torn or truncated record?)"),
     (["report", "no-such-dir"], "no-such-dir: no such file or directory"),
     (["report", "."], ".: no manifest.json"),
     (["compare", "base", "torn"], "not JSON"),
     (["compare", "base", "slower", "--max-slowdown", "lots"], "--max-slowdown: 'lots' is not allowed"),
+    (["compare", "base", "slower", "--max-slowdown", "5"], "--max-slowdown: '5' is not allowed"),
+    (["compare", "base"], "a baseline and a candidate are needed"),
     (["tune", "base", "--emit", "slurm"], "--emit: 'slurm' is not allowed"),
     (["tune", "nccl-tests.json", "--emit", "ompi-rules"], "no point sets OMPI_MCA_coll_tuned_"),
 ]

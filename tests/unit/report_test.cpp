@@ -142,9 +142,9 @@ TEST(ReportView, TheInterleavedRowSaysHowEachBackendSwitchedItsSettings) {
   d.points = {{"a", "a", {{"backend", "nccl"}, {"NCCL_ALGO", "Ring"}}, false},
               {"b", "b", {{"backend", "nccl"}}, true},
               {"c", "c", {{"backend", "mpi"}}, true}};
-  d.launches = {{"a", 1, "done", 0, std::nullopt, {}, 1},
-                {"b", 1, "done", 0, std::nullopt, {}, 1},
-                {"c", 1, "done", 0, std::nullopt, {}, 0}};
+  d.launches = {{"a", 1, "done", 0, std::nullopt, {}, {"b"}},
+                {"b", 1, "done", 0, std::nullopt, {}, {"a"}},
+                {"c", 1, "done", 0, std::nullopt, {}, {}}};
   const ReportView view = make_report_view(d);
   const auto row = std::find_if(view.context.begin(), view.context.end(),
                                 [](const auto& entry) { return entry.first == "interleaved"; });

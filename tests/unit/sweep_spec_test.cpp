@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "core/errors.hpp"
-#include "core/knobs.hpp"
+#include "knobs/knobs.hpp"
 #include "sweep/expand.hpp"
 #include "sweep/spec.hpp"
 

@@ -12,8 +12,8 @@
 
 #include "backends/mpi/mpi_tool_knobs.hpp"
 #include "core/errors.hpp"
-#include "core/interleave.hpp"
 #include "core/validation.hpp"
+#include "knobs/interleave.hpp"
 
 #define COLLTUNE_MPI_CHECK(call)                                                     \
   do {                                                                               \

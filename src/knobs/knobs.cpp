@@ -1,4 +1,4 @@
-#include "core/knobs.hpp"
+#include "knobs/knobs.hpp"
 
 #include <algorithm>
 #include <array>

@@ -1,4 +1,4 @@
-#include "core/interleave.hpp"
+#include "knobs/interleave.hpp"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 #include <set>
 
 #include "core/errors.hpp"
-#include "core/knobs.hpp"
+#include "knobs/knobs.hpp"
 
 namespace colltune {
 namespace {

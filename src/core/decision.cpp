@@ -1,0 +1,114 @@
+#include "core/decision.hpp"
+
+#include <algorithm>
+#include <boost/math/distributions/normal.hpp>
+#include <boost/math/distributions/students_t.hpp>
+#include <cmath>
+#include <numeric>
+
+#include "core/stats.hpp"
+
+namespace colltune {
+namespace {
+
+std::vector<double> log_medians(const LaunchSamples& launches) {
+  std::vector<double> out;
+  for (const auto& samples : launches) {
+    const double median = summarize(samples).median;
+    if (!samples.empty() && median > 0) out.push_back(std::log(median));
+  }
+  return out;
+}
+
+double mean_of(const std::vector<double>& v) {
+  return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+}
+
+// Sum of squared deviations from the mean.
+double squares(const std::vector<double>& v) {
+  const double m = mean_of(v);
+  double sum = 0;
+  for (double x : v) sum += (x - m) * (x - m);
+  return sum;
+}
+
+}  // namespace
+
+LaunchTest test_launches(const LaunchSamples& base, const LaunchSamples& cand,
+                         double noise_floor_sd) {
+  LaunchTest t;
+  const auto a = log_medians(base), b = log_medians(cand);
+  t.base_launches = a.size();
+  t.cand_launches = b.size();
+  if (a.empty() || b.empty()) {
+    t.why_not = "no samples on one side";
+    return t;
+  }
+  const double diff = mean_of(b) - mean_of(a);
+  t.ratio = std::exp(diff);
+  const auto na = static_cast<double>(a.size()), nb = static_cast<double>(b.size());
+  const bool both_spread = a.size() >= 2 && b.size() >= 2;
+  double stat = 0, half_width = 0;
+  if (noise_floor_sd > 0) {
+    double sd = noise_floor_sd;
+    if (a.size() + b.size() > 2 && (a.size() > 1 || b.size() > 1)) {
+      sd = std::max(sd, std::sqrt((squares(a) + squares(b)) / (na + nb - 2)));
+    }
+    const double se = sd * std::sqrt(1 / na + 1 / nb);
+    const boost::math::normal z;
+    stat = diff / se;
+    t.p_slower = boost::math::cdf(boost::math::complement(z, stat));
+    t.p_faster = boost::math::cdf(z, stat);
+    half_width = boost::math::quantile(boost::math::complement(z, 0.025)) * se;
+    t.method = "noise floor";
+  } else if (both_spread) {
+    // Welch: each side its own variance; Welch-Satterthwaite degrees of freedom.
+    const double floor_var = kMinLaunchSd * kMinLaunchSd;
+    const double va = std::max(squares(a) / (na - 1), floor_var) / na;
+    const double vb = std::max(squares(b) / (nb - 1), floor_var) / nb;
+    const double se = std::sqrt(va + vb);
+    const double df = (va + vb) * (va + vb) / (va * va / (na - 1) + vb * vb / (nb - 1));
+    const boost::math::students_t dist(df);
+    stat = diff / se;
+    t.p_slower = boost::math::cdf(boost::math::complement(dist, stat));
+    t.p_faster = boost::math::cdf(dist, stat);
+    half_width = boost::math::quantile(boost::math::complement(dist, 0.025)) * se;
+    t.method = "welch";
+  } else {
+    t.why_not = "one launch on a side cannot show launch-to-launch noise";
+    return t;
+  }
+  t.ratio_low = std::exp(diff - half_width);
+  t.ratio_high = std::exp(diff + half_width);
+  return t;
+}
+
+std::vector<double> benjamini_hochberg(const std::vector<double>& p) {
+  const std::size_t m = p.size();
+  std::vector<std::size_t> order(m);
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return p[x] < p[y]; });
+  std::vector<double> adjusted(m);
+  double running = 1;  // step-up: the minimum over this rank and every larger one
+  for (std::size_t k = m; k-- > 0;) {
+    const double value = p[order[k]] * static_cast<double>(m) / static_cast<double>(k + 1);
+    running = std::min(running, value);
+    adjusted[order[k]] = running;
+  }
+  return adjusted;
+}
+
+double pooled_launch_sd(const std::vector<LaunchSamples>& cells, std::size_t* df) {
+  double sum = 0;
+  std::size_t freedom = 0;
+  for (const auto& cell : cells) {
+    const auto logs = log_medians(cell);
+    if (logs.size() < 2) continue;
+    sum += squares(logs);
+    freedom += logs.size() - 1;
+  }
+  if (df != nullptr) *df = freedom;
+  return freedom == 0 ? 0 : std::sqrt(sum / static_cast<double>(freedom));
+}
+
+}  // namespace colltune

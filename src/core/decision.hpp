@@ -1,0 +1,45 @@
+#pragma once
+// Decisions between two configurations that rest on what varies between launches. Samples of one
+// launch share its placement, caches and neighbours, so they are not independent of each other;
+// launches are. Method and reference: docs/statistics.md.
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace colltune {
+
+// One side's times, one entry per launch: that launch's samples (seconds, any order).
+using LaunchSamples = std::vector<std::vector<double>>;
+
+struct LaunchTest {
+  std::size_t base_launches = 0, cand_launches = 0;  // launches with at least one sample
+  double ratio = 0;  // geometric mean of candidate launch medians over the baseline's (>1 slower)
+  double ratio_low = 0, ratio_high = 0;  // its 95% interval (0 when not decidable)
+  double p_slower = 1, p_faster = 1;     // one-sided p-values
+  std::string method;   // "welch" or "noise floor"; empty when the data cannot decide
+  std::string why_not;  // when method is empty: what is missing
+};
+
+// The smallest spread of log launch medians believed: a timer tick below this cannot make two
+// identical-looking launches infinitely significant.
+inline constexpr double kMinLaunchSd = 1e-3;
+
+// Welch's t-test on the logs of launch medians (two launches a side at least). With
+// `noise_floor_sd` > 0 (a standard deviation of log launch medians measured earlier on the same
+// machine), a z-test with the larger of that and the pooled estimate, which also decides one
+// launch against one. Pure function; any thread.
+LaunchTest test_launches(const LaunchSamples& base, const LaunchSamples& cand,
+                         double noise_floor_sd = 0);
+
+// Benjamini-Hochberg adjusted p-values (same order as `p`): a family of comparisons keeps its
+// false discovery rate, and with no true difference anywhere its chance of any false alarm,
+// at the level the adjusted values are held against.
+std::vector<double> benjamini_hochberg(const std::vector<double>& p);
+
+// Pooled standard deviation of log launch medians over many cells (each a list of launches of
+// one configuration at one size): the noise floor `test_launches` takes. `df` gets its degrees
+// of freedom. 0 when no cell has two launches.
+double pooled_launch_sd(const std::vector<LaunchSamples>& cells, std::size_t* df = nullptr);
+
+}  // namespace colltune

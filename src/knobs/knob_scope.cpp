@@ -1,0 +1,131 @@
+#include "knobs/knob_scope.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "knobs/knobs.hpp"
+
+namespace colltune {
+namespace {
+
+constexpr std::string_view kTunedPrefix = "OMPI_MCA_coll_tuned_";
+
+// coll/tuned's per-collective parameter families, longest first so that
+// "reduce_scatter_block_..." is not read as "reduce_...".
+const std::vector<std::pair<std::string_view, std::string_view>>& tuned_families() {
+  static const std::vector<std::pair<std::string_view, std::string_view>> kFamilies = [] {
+    std::vector<std::pair<std::string_view, std::string_view>> v{
+        {"allreduce", "allreduce"},
+        {"alltoall", "alltoall"},
+        {"alltoallv", ""},
+        {"allgather", "allgather"},
+        {"allgatherv", ""},
+        {"barrier", ""},
+        {"bcast", "broadcast"},
+        {"reduce", "reduce"},
+        {"reduce_scatter", "reduce_scatter"},
+        {"reduce_scatter_block", ""},
+        {"gather", ""},
+        {"scatter", ""},
+        {"exscan", ""},
+        {"scan", ""}};
+    std::sort(v.begin(), v.end(),
+              [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+    return v;
+  }();
+  return kFamilies;
+}
+
+bool is_point_to_point_name(std::string_view c) {
+  return c == "sendrecv" || c == "pingpong" || c == "bw" || c == "bibw";
+}
+
+std::string nccl_name(std::string_view collective) {
+  return collective == "reduce_scatter" ? "reducescatter" : std::string(collective);
+}
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  return out;
+}
+
+// NCCL_ALGO / NCCL_PROTO in the per-collective form ("allreduce:tree;broadcast:ring") change
+// only the collectives they name.
+bool names_collective(std::string_view value, std::string_view collective) {
+  if (value.find(':') == std::string_view::npos) return true;
+  const std::string want = nccl_name(collective) + ":";
+  const std::string v = lower(value);
+  std::size_t at = 0;
+  while ((at = v.find(want, at)) != std::string::npos) {
+    if (at == 0 || v[at - 1] == ';') return true;
+    ++at;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool knob_affects(std::string_view knob, std::string_view value, std::string_view collective,
+                  std::string_view backend) {
+  const bool mpi = backend == "mpi", nccl = backend == "nccl";
+  if (knob.starts_with("OMPI_")) {
+    if (nccl) return false;  // MPI only bootstraps NCCL and reduces the timings, untimed
+    if (knob.starts_with(kTunedPrefix)) {
+      std::string_view rest = knob.substr(kTunedPrefix.size());
+      for (const auto& [family, measured] : tuned_families()) {
+        if (rest.starts_with(family) && rest.size() > family.size() && rest[family.size()] == '_')
+          return measured == collective;
+      }
+      return !is_point_to_point_name(collective);  // use_dynamic_rules, priority, rules file
+    }
+    if (knob.starts_with("OMPI_MCA_coll_")) return !is_point_to_point_name(collective);
+    return true;  // btl, pml, mpool...: every transfer
+  }
+  if (knob.starts_with("NCCL_")) {
+    if (mpi) return false;
+    if (knob == "NCCL_ALGO") {
+      // NCCL's alltoall and point-to-point are send/recv, which no algorithm choice reaches.
+      if (collective == "alltoall" || is_point_to_point_name(collective)) return false;
+      return names_collective(value, collective);
+    }
+    if (knob == "NCCL_PROTO") return names_collective(value, collective);
+    return true;
+  }
+  return true;
+}
+
+bool settings_affect(const std::map<std::string, std::string>& settings,
+                     const std::map<std::string, std::string>& baseline,
+                     std::string_view collective, std::string_view backend) {
+  auto changes = [&](const std::string& key, const std::string& value) {
+    return is_env_key(key) && knob_affects(key, value, collective, backend);
+  };
+  for (const auto& [key, value] : settings) {
+    const auto it = baseline.find(key);
+    if ((it == baseline.end() || it->second != value) && changes(key, value)) return true;
+  }
+  // A knob the baseline sets and this point leaves unset is a difference too.
+  for (const auto& [key, value] : baseline) {
+    if (settings.count(key) == 0 && changes(key, value)) return true;
+  }
+  return false;
+}
+
+const std::vector<TunedCollective>& tuned_collectives() {
+  static const std::vector<TunedCollective> kColls{
+      {"allgather", "allgather", 0}, {"allreduce", "allreduce", 2},
+      {"alltoall", "alltoall", 3},   {"broadcast", "bcast", 7},
+      {"reduce", "reduce", 11},      {"reduce_scatter", "reduce_scatter", 12}};
+  return kColls;
+}
+
+std::optional<std::string> tuned_algorithm_knob(std::string_view collective) {
+  for (const auto& t : tuned_collectives()) {
+    if (t.collective == collective) return "OMPI_MCA_coll_tuned_" + t.mca + "_algorithm";
+  }
+  return std::nullopt;
+}
+
+}  // namespace colltune

@@ -1,0 +1,41 @@
+#pragma once
+// Which collectives a knob can change, on which backend, and Open MPI coll/tuned's table of the
+// collectives colltune measures. A configuration whose knobs cannot change a collective is a
+// replicate of its baseline there, never a candidate winner.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace colltune {
+
+// False only where the knob provably cannot change `collective` (colltune's name, "allreduce")
+// measured on `backend` ("mpi", "nccl"; empty when unknown, which changes nothing): a
+// coll_tuned parameter of another collective, an Open MPI parameter on the NCCL backend, a
+// NCCL knob on the MPI backend, NCCL_ALGO on point-to-point or a collective its per-collective
+// form does not name. Unknown knobs may change anything.
+bool knob_affects(std::string_view knob, std::string_view value, std::string_view collective,
+                  std::string_view backend);
+
+// True when at least one of `settings` (environment names, as a point's settings) that differs
+// from `baseline` may change `collective` on `backend`. Placement keys are ignored.
+bool settings_affect(const std::map<std::string, std::string>& settings,
+                     const std::map<std::string, std::string>& baseline,
+                     std::string_view collective, std::string_view backend);
+
+// Open MPI coll/tuned (4.1, 5.0): a collective colltune measures, its MCA name and its id in a
+// dynamic rules file.
+struct TunedCollective {
+  std::string collective;  // colltune's name
+  std::string mca;         // "bcast"
+  int rules_id = 0;
+};
+const std::vector<TunedCollective>& tuned_collectives();
+
+// "OMPI_MCA_coll_tuned_<mca>_algorithm" for a colltune collective coll/tuned decides; nullopt
+// for point-to-point and what coll/tuned does not tune.
+std::optional<std::string> tuned_algorithm_knob(std::string_view collective);
+
+}  // namespace colltune

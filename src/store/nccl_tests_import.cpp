@@ -1,0 +1,153 @@
+#include "store/nccl_tests_import.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <filesystem>
+#include <limits>
+#include <map>
+
+#include "core/bandwidth.hpp"
+#include "core/environment.hpp"
+#include "core/errors.hpp"
+
+namespace colltune {
+namespace {
+
+std::string collective_of(const std::string& program, const std::string& path) {
+  const std::string base = std::filesystem::path(program).filename();
+  static const std::map<std::string, std::string> kNames{
+      {"all_reduce_perf", "allreduce"}, {"all_gather_perf", "allgather"},
+      {"alltoall_perf", "alltoall"},    {"broadcast_perf", "broadcast"},
+      {"reduce_perf", "reduce"},        {"reduce_scatter_perf", "reduce_scatter"},
+      {"sendrecv_perf", "sendrecv"}};
+  const auto it = kNames.find(base);
+  if (it == kNames.end()) {
+    throw ConfigError(
+        fmt::format("{}: args[0]: '{}' is not a benchmark colltune reads; allowed: all_reduce_perf "
+                    "all_gather_perf alltoall_perf broadcast_perf reduce_perf reduce_scatter_perf "
+                    "sendrecv_perf",
+                    path, base));
+  }
+  return it->second;
+}
+
+// nccl-tests writes NaN as "nan" and numbers it could not compute as strings.
+double number(const nlohmann::json& v) {
+  return v.is_number() ? v.get<double>() : std::numeric_limits<double>::quiet_NaN();
+}
+
+int positive(const nlohmann::json& config, const char* key) {
+  const auto v = config.value(key, nlohmann::json(1));
+  return v.is_number_integer() && v.get<int>() >= 1 ? v.get<int>() : 0;
+}
+
+// nccl-tests pads the root to six characters ("     0").
+int root_of(const nlohmann::json& row) {
+  if (!row.contains("root")) return 0;
+  if (row["root"].is_number_integer()) return row["root"].get<int>();
+  std::string text = row["root"].is_string() ? row["root"].get<std::string>() : "";
+  text.erase(0, text.find_first_not_of(' '));
+  int root = 0;
+  std::from_chars(text.data(), text.data() + text.size(), root);
+  return root;
+}
+
+}  // namespace
+
+Dataset load_nccl_tests(const std::string& path, const nlohmann::json& j, const LoadOptions& o) {
+  Dataset d;
+  d.source = path;
+  d.kind = "nccl-tests";
+  try {
+    d.name = collective_of(j.at("args").at(0).get<std::string>(), path);
+    const auto& config = j.contains("config") ? j["config"] : nlohmann::json::object();
+    const int threads = positive(config, "nthreads"), gpus = positive(config, "ngpus");
+    const auto devices = config.value("devices", nlohmann::json::array());
+    if (devices.empty() || threads == 0 || gpus == 0) {
+      throw ConfigError(fmt::format(
+          "{}: config: no device entries, nthreads or ngpus; allowed: nccl-tests -J output "
+          "with its config section (the rank count is processes x threads x GPUs)",
+          path));
+    }
+    // One device entry per process, each process driving threads x GPUs ranks.
+    const int nranks = static_cast<int>(devices.size()) * threads * gpus;
+    std::vector<std::string> hosts;
+    std::map<std::string, int> per_host;
+    for (const auto& dev : devices) {
+      const std::string host = dev.value("hostname", "");
+      if (per_host[host]++ == 0) hosts.push_back(host);
+    }
+    std::vector<int> ranks_per_host;
+    for (const auto& h : hosts) ranks_per_host.push_back(per_host[h] * threads * gpus);
+    std::vector<std::string> env_strings;
+    for (const auto& e : j.value("env", nlohmann::json::array()))
+      env_strings.push_back(e.get<std::string>());
+    std::vector<const char*> env_entries;
+    for (const auto& e : env_strings) env_entries.push_back(e.c_str());
+    env_entries.push_back(nullptr);
+    d.points.push_back({"nccl-tests", "nccl-tests " + d.name, {{"backend", "nccl"}}, true});
+    // Only the allow-listed, redacted environment survives the import (nccl-tests dumps all).
+    d.contexts["nccl-tests"] = {{"backend", "nccl"},
+                                {"nranks", nranks},
+                                {"hosts", hosts},
+                                {"ranks_per_host", ranks_per_host},
+                                {"nccl_version", j.value("nccl_version", 0)},
+                                {"command_line", j.at("args")},
+                                {"environment", allowed_environment(env_entries.data())},
+                                {"timing", "batch"}};
+    const auto& results = j.at("results");
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      const auto& row = results[i];
+      for (const std::string half : {"out_of_place", "in_place"}) {
+        if (!row.contains(half) || row[half].is_null()) continue;
+        const std::string where = fmt::format("{}: results[{}].{}", path, i, half);
+        const auto& body = row[half];
+        Record r;
+        r.point_id = "nccl-tests";
+        r.collective = d.name;
+        r.dtype = row.at("type").get<std::string>();
+        r.op = row.at("redop").get<std::string>();
+        r.root = root_of(row);
+        r.in_place = half == "in_place";
+        r.bytes = row.at("size").get<std::uint64_t>();
+        r.count = row.at("count").get<std::uint64_t>();
+        r.nranks = nranks;
+        r.backend = "nccl";
+        r.timing = "batch";
+        r.cache = "warm";
+        // -C reports host CPU time under another key; the value means the same per op.
+        const double time_us =
+            number(body.contains("cpu_time") ? body["cpu_time"] : body.at("time"));
+        const std::string per_iter = half + "_per_iter";
+        if (row.contains(per_iter) && row[per_iter].contains("times_us")) {
+          for (const auto& t : row[per_iter]["times_us"])
+            r.samples_seconds.push_back(number(t) * 1e-6);
+        } else if (time_us == time_us) {
+          r.samples_seconds = {time_us * 1e-6};
+        }
+        const auto& wrong = body.value("nwrong", nlohmann::json());
+        if (wrong.is_number() && number(wrong) >= 0)
+          r.wrong = static_cast<std::uint64_t>(number(wrong));
+        const double algbw = number(body.value("alg_bw", nlohmann::json()));
+        r.algbw_bytes =
+            algbw > 0 && time_us > 0 ? algbw * 1e9 * time_us * 1e-6 : static_cast<double>(r.bytes);
+        try {
+          const auto kind = parse_coll_kind(r.collective);
+          r.kind = *kind;
+          r.bus_factor = bus_factor(r.kind, r.nranks);
+          check_record(r, where);
+          d.records.push_back(std::move(r));
+        } catch (const ConfigError& e) {
+          if (!o.skip_bad_records) throw;
+          d.left_out.push_back(e.what());
+        }
+      }
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw ConfigError(fmt::format("{}: not nccl-tests JSON output ({})", path, e.what()));
+  }
+  return d;
+}
+
+}  // namespace colltune

@@ -1,0 +1,17 @@
+#pragma once
+// nccl-tests' JSON output (-J) read as a Dataset: one configuration, one launch per file.
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "store/results.hpp"
+
+namespace colltune {
+
+// `j` is the whole parsed file. Ranks are processes (device entries) x threads x GPUs per thread;
+// hosts come from the device entries; `cpu_time` (-C) files are read like `time` ones; where the
+// file has per-iteration times (-I), those are the samples, else the one averaged time is.
+// Throws ConfigError naming the file and field, as load_dataset does.
+Dataset load_nccl_tests(const std::string& path, const nlohmann::json& j, const LoadOptions& o);
+
+}  // namespace colltune

@@ -1,0 +1,72 @@
+#include "knobs/knob_scope.hpp"
+
+#include <gtest/gtest.h>
+
+namespace colltune {
+namespace {
+
+TEST(KnobScope, CollTunedParametersChangeOnlyTheirCollective) {
+  EXPECT_FALSE(knob_affects("OMPI_MCA_coll_tuned_alltoall_algorithm", "3", "allreduce", "mpi"));
+  EXPECT_TRUE(knob_affects("OMPI_MCA_coll_tuned_alltoall_algorithm", "3", "alltoall", "mpi"));
+  EXPECT_TRUE(knob_affects("OMPI_MCA_coll_tuned_bcast_algorithm", "2", "broadcast", "mpi"));
+  // reduce_scatter's parameters are not reduce's, and reduce_scatter_block's are neither.
+  EXPECT_FALSE(knob_affects("OMPI_MCA_coll_tuned_reduce_scatter_algorithm", "2", "reduce", "mpi"));
+  EXPECT_TRUE(
+      knob_affects("OMPI_MCA_coll_tuned_reduce_scatter_algorithm", "2", "reduce_scatter", "mpi"));
+  EXPECT_FALSE(knob_affects("OMPI_MCA_coll_tuned_reduce_scatter_block_algorithm", "2",
+                            "reduce_scatter", "mpi"));
+  EXPECT_TRUE(
+      knob_affects("OMPI_MCA_coll_tuned_allreduce_algorithm_segmentsize", "4096", "allreduce", ""));
+  // Parameters of the whole component: every collective, no point-to-point.
+  EXPECT_TRUE(knob_affects("OMPI_MCA_coll_tuned_use_dynamic_rules", "1", "alltoall", "mpi"));
+  EXPECT_FALSE(knob_affects("OMPI_MCA_coll_tuned_use_dynamic_rules", "1", "pingpong", "mpi"));
+}
+
+TEST(KnobScope, BackendsKeepTheirOwnKnobs) {
+  EXPECT_TRUE(knob_affects("OMPI_MCA_btl", "self,tcp", "pingpong", "mpi"));
+  EXPECT_FALSE(knob_affects("OMPI_MCA_btl", "self,tcp", "allreduce", "nccl"));
+  EXPECT_FALSE(knob_affects("NCCL_P2P_LEVEL", "SYS", "allreduce", "mpi"));
+  EXPECT_TRUE(knob_affects("NCCL_P2P_LEVEL", "SYS", "sendrecv", "nccl"));
+  EXPECT_TRUE(knob_affects("UCX_TLS", "rc", "allreduce", "nccl"));  // unknown families: anything
+}
+
+TEST(KnobScope, NcclAlgoReachesCollectivesItNames) {
+  EXPECT_TRUE(knob_affects("NCCL_ALGO", "Tree", "allreduce", "nccl"));
+  EXPECT_FALSE(knob_affects("NCCL_ALGO", "Tree", "alltoall", "nccl"));
+  EXPECT_FALSE(knob_affects("NCCL_ALGO", "Ring", "sendrecv", "nccl"));
+  EXPECT_FALSE(knob_affects("NCCL_ALGO", "allreduce:tree", "broadcast", "nccl"));
+  EXPECT_TRUE(knob_affects("NCCL_ALGO", "broadcast:ring;allreduce:tree", "allreduce", "nccl"));
+  EXPECT_TRUE(knob_affects("NCCL_PROTO", "LL", "sendrecv", "nccl"));
+  EXPECT_TRUE(knob_affects("NCCL_PROTO", "reducescatter:LL", "reduce_scatter", "nccl"));
+}
+
+TEST(KnobScope, SettingsAffectOnlyThroughWhatDiffersFromTheBaseline) {
+  const std::map<std::string, std::string> base{{"backend", "mpi"},
+                                                {"OMPI_MCA_coll_tuned_use_dynamic_rules", "1"}};
+  auto point = base;
+  point["OMPI_MCA_coll_tuned_alltoall_algorithm"] = "3";
+  EXPECT_FALSE(settings_affect(point, base, "allreduce", "mpi"));
+  EXPECT_TRUE(settings_affect(point, base, "alltoall", "mpi"));
+  point["np"] = "4";  // placement is the group, not a knob
+  EXPECT_FALSE(settings_affect(point, base, "allreduce", "mpi"));
+  // Unsetting what the baseline sets is a difference too.
+  EXPECT_TRUE(settings_affect({{"backend", "mpi"}}, base, "allreduce", "mpi"));
+}
+
+TEST(KnobScope, TunedTableMatchesOpenMpiRulesIds) {
+  // Open MPI coll/tuned rules-file ids (REFERENCE.md): allgather 0, allreduce 2, alltoall 3,
+  // bcast 7, reduce 11, reduce_scatter 12.
+  std::map<std::string, int> ids;
+  for (const auto& t : tuned_collectives()) ids[t.collective] = t.rules_id;
+  EXPECT_EQ(ids, (std::map<std::string, int>{{"allgather", 0},
+                                             {"allreduce", 2},
+                                             {"alltoall", 3},
+                                             {"broadcast", 7},
+                                             {"reduce", 11},
+                                             {"reduce_scatter", 12}}));
+  EXPECT_EQ(tuned_algorithm_knob("broadcast"), "OMPI_MCA_coll_tuned_bcast_algorithm");
+  EXPECT_FALSE(tuned_algorithm_knob("sendrecv").has_value());
+}
+
+}  // namespace
+}  // namespace colltune

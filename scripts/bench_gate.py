@@ -58,7 +58,7 @@ axes: {{np: [{args.np}]}}
     aa = [sweep(args, spec, results) for _ in range(args.aa)]
     tcp = [sweep(args, spec, results, {"OMPI_MCA_btl": "self,tcp"}) for _ in range(args.tcp)]
     noise = subprocess.run([args.colltune, "noise", *aa], capture_output=True, text=True)
-    print(f"machine: {noise.stdout.strip() or noise.stderr.strip()}")
+    print(f"machine: {(noise.stdout.strip() or noise.stderr.strip()).split(' in /')[0]}")
     codes = [compare(args, a, b) for a, b in itertools.combinations(aa, 2)]
     alarms = sum(code == 1 for code, _ in codes)
     print(f"A/A: {len(codes)} pairwise comparisons of {args.aa} identical sweeps "

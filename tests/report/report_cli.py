@@ -64,6 +64,16 @@ code, _, err = h.colltune(args, "report", "base", cwd=root)
 check(code == 0, f"report: {err}")
 html = open(os.path.join(root, "base", "report.html")).read()
 md = open(os.path.join(root, "base", "report.md")).read()
+# The fixture's allreduce panel: algorithm 2 is 0.7x at 1K, 4 is 0.6x from 64K on, and at 16M
+# every algorithm equals the baseline; the alltoall knob cannot change allreduce at all.
+allreduce = md.split("## allreduce float sum")[1].split("## alltoall")[0]
+rows = {line.split(" | ")[0][2:]: line.split(" | ")[1] for line in allreduce.splitlines()
+        if line.startswith("| ") and line[2:3].isdigit()}
+check(rows.get("1K", "").endswith("allreduce\\_algorithm=2")
+      and rows.get("64K", "").endswith("allreduce\\_algorithm=4")
+      and rows.get("16M") == "no significant difference", f"allreduce winners: {rows}")
+check("alltoall\\_algorithm=5: left out: its knobs cannot change allreduce" in allreduce
+      and not any("alltoall" in w for w in rows.values()), "a foreign knob in the allreduce panel")
 check("<script" not in html.lower(), "a <script> tag reached the HTML")
 check("<img" not in html.lower() and "<img" not in md.lower(), "an <img> tag reached a report")
 check("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;" in html, "the hostile label is not shown escaped")

@@ -1,0 +1,65 @@
+"""The CI gate on real sweeps: identical sweeps (3 launches each) are not called slower; the same
+sweep with shared memory taken away (OMPI_MCA_btl=self,tcp in the launch environment, as a node
+that lost InfiniBand falls back to TCP) is. Verdicts only, never a time: --alpha 0.001 keeps the
+A/A check's chance of failing by bad luck near one in a thousand, and TCP against shared memory
+at 8 B to 1 KiB is several times slower, far beyond any launch-to-launch spread seen here."""
+import json
+import os
+import subprocess
+
+import sweep_harness as h
+from sweep_harness import check
+
+args = h.parse_args()
+work = h.workdir()
+spec = h.write_spec(work, """name: gate
+launcher: mpirun
+launcher_args: [--oversubscribe]
+repetitions: 3
+benchmark: {backends: [mpi], collectives: [allreduce], min_bytes: 8, max_bytes: 1K,
+            step_factor: 8, iters: 20, samples: 10}
+axes: {np: [2]}
+""")
+
+
+def sweep(results, extra_env=None):
+    env = dict(h.mpi_env(), **(extra_env or {}))
+    proc = subprocess.run([args.colltune, "sweep", spec, "--results", results], env=env,
+                          capture_output=True, text=True, timeout=300)
+    check(proc.returncode == 0, f"sweep: exit {proc.returncode} {proc.stderr[-800:]}")
+    return h.the_store(results)
+
+
+def compare(*argv):
+    proc = subprocess.run([args.colltune, "compare", *argv], capture_output=True, text=True,
+                          timeout=60)
+    return proc.returncode, proc.stdout
+
+
+a = sweep(os.path.join(work, "a"))
+b = sweep(os.path.join(work, "b"))
+tcp = sweep(os.path.join(work, "tcp"), {"OMPI_MCA_btl": "self,tcp"})
+if a and b and tcp:
+    code, out = compare(a, b, "--alpha", "0.001")
+    check(code == 0 and "**0 slower**" in out and "at least 3 baseline, 3 candidate" in out,
+          f"A/A: exit {code}\n{out[:1500]}")
+    code, out = compare(a, tcp, "--alpha", "0.001")
+    check(code == 1 and "| slower |" in out and "| 8 |" in out, f"TCP: exit {code}\n{out[:1500]}")
+    # One launch a side (a single run file each) is inconclusive: exit 3, never "slower".
+    first = lambda store: os.path.join(store, "points", os.listdir(os.path.join(store, "points"))[0],
+                                       "round-1.jsonl")
+    code, out = compare(first(a), first(tcp))
+    check(code == 3 and "**0 slower**" in out and "inconclusive" in out,
+          f"one launch a side: exit {code}\n{out[:800]}")
+    # With the spread measured on the A/A sweeps as a noise floor, one launch a side decides.
+    noise = os.path.join(work, "noise.json")
+    proc = subprocess.run([args.colltune, "noise", a, b, "--out", noise], capture_output=True,
+                          text=True, timeout=60)
+    floor = json.load(open(noise)) if os.path.exists(noise) else {}
+    check(proc.returncode == 0 and floor.get("launch_sd_log", 0) > 0
+          # sizes 8, 64, 512 x out-of-place and in-place, each with 2 x 3 launches: 5 df.
+          and floor.get("degrees_of_freedom") == 3 * 2 * 5,
+          f"noise: exit {proc.returncode} {proc.stdout} {floor}")
+    code, out = compare(first(a), first(tcp), "--noise-floor", noise, "--alpha", "0.001")
+    check(code == 1 and "noise.json" in out, f"noise floor: exit {code}\n{out[:800]}")
+h.finish("gate_verdicts")

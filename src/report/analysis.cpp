@@ -225,8 +225,7 @@ std::vector<SizeVerdict> winners(const Panel& panel, const Dataset& d) {
   const auto adjusted = benjamini_hochberg(raw);
   for (std::size_t i = 0; i < out.size(); ++i) {
     out[i].p_value = adjusted[i];
-    out[i].significant =
-        out[i].test.decidable && !out[i].baseline_fastest && adjusted[i] < kSignificanceLevel;
+    out[i].significant = out[i].test.decidable && adjusted[i] < kSignificanceLevel;
   }
   return out;
 }

@@ -72,9 +72,11 @@ struct SizeVerdict {
   std::optional<double> margin_over_baseline;  // baseline time / fastest time - 1
   std::optional<std::string> baseline;         // the fastest point's group's baseline
   bool baseline_fastest = false;               // nothing beat the library's own choice
-  PairTest test;             // fastest against its baseline (or the runner-up without one)
-  double p_value = 1;        // test.p_faster adjusted over the panel's sizes (Benjamini-Hochberg)
-  bool significant = false;  // a point other than the baseline beats it: adjusted p < level
+  PairTest test;       // fastest against its baseline (or the runner-up without one)
+  double p_value = 1;  // test.p_faster adjusted over the panel's sizes (Benjamini-Hochberg)
+  // The fastest beats its rival (its baseline; the runner-up where it is the baseline or has
+  // none) with adjusted p < level. Only then is it named; tune also needs !baseline_fastest.
+  bool significant = false;
   bool intervals_overlap = true;
   std::vector<std::string> tied;  // points not significantly slower than the fastest
 };

@@ -125,7 +125,8 @@ std::string emit_nccl_tuner(const Dataset& d) {
     std::vector<std::pair<std::uint64_t, std::string>> choices;
     int nodes = -1;
     for (const SizeVerdict& v : winners(panel, d)) {
-      if (setting(d, v.fastest, "backend").value_or("") != "nccl" || !v.significant) {
+      if (setting(d, v.fastest, "backend").value_or("") != "nccl" || !v.significant ||
+          v.baseline_fastest) {
         choices.emplace_back(v.bytes, "");
         continue;
       }
@@ -187,8 +188,9 @@ std::string emit_ompi_rules(const Dataset& d) {
       std::vector<std::pair<std::uint64_t, int>> rules;
       for (const SizeVerdict& v : winners(candidates, d)) {
         // Only a measured algorithm that beat Open MPI's own choice significantly; else 0.
-        const int algorithm =
-            v.significant ? std::stoi(setting(d, v.fastest, knob).value_or("0")) : 0;
+        const int algorithm = v.significant && !v.baseline_fastest
+                                  ? std::stoi(setting(d, v.fastest, knob).value_or("0"))
+                                  : 0;
         // The rule at or below a message size applies, so a rule is needed only where it changes.
         if (rules.empty() || rules.back().second != algorithm) {
           rules.emplace_back(rules.empty() ? 0 : v.bytes, algorithm);

@@ -54,8 +54,9 @@ std::string significance_text(const SizeVerdict& v) {
   if (!v.test.decidable) return fmt::format("undecided: {} ({})", v.test.why_not, v.test.method);
   const std::string detail = fmt::format("adjusted p={:.3g}, {}{}", v.p_value, v.test.method,
                                          v.intervals_overlap ? "" : ", intervals apart");
-  if (v.baseline_fastest) return "the baseline is fastest (" + detail + ")";
-  return fmt::format("{} ({})", v.significant ? "yes" : "no significant difference", detail);
+  if (!v.significant) return "no significant difference (" + detail + ")";
+  return (v.baseline_fastest ? "yes, the baseline: keep the library's choice (" : "yes (") +
+         detail + ")";
 }
 
 PanelView make_panel_view(const Panel& panel, const Dataset& d) {
@@ -78,8 +79,8 @@ PanelView make_panel_view(const Panel& panel, const Dataset& d) {
   for (const SizeVerdict& v : winners(panel, d)) {
     WinnerRow row;
     row.size = format_bytes(v.bytes);
-    // Only a significant winner, or the baseline itself, is named: anything else is a guess.
-    const bool named = v.significant || v.baseline_fastest || !v.runner_up;
+    // Only a significant winner is named: anything else is a guess.
+    const bool named = v.significant || !v.runner_up;
     row.winner = named ? label_of(d, v.fastest) : "no significant difference";
     const double busbw = panel.cells.at(v.fastest).at(v.bytes).busbw_gbps;
     row.busbw = fmt::format("{:.3f}", busbw);
@@ -106,7 +107,7 @@ PanelView make_panel_view(const Panel& panel, const Dataset& d) {
       tied.push_back(fmt::format("{} more", v.tied.size() - kMaxNamed));
     row.tied = fmt::format("{}", fmt::join(tied, ", "));
     // Crossovers only between winners the data supports.
-    if (v.significant || v.baseline_fastest) {
+    if (v.significant) {
       if (!previous.empty() && previous != row.winner) {
         view.changes.push_back(fmt::format("at {}: {} -> {}", row.size, previous, row.winner));
       }

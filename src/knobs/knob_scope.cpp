@@ -121,6 +121,16 @@ const std::vector<TunedCollective>& tuned_collectives() {
   return kColls;
 }
 
+bool needs_dynamic_rules(std::string_view knob) {
+  if (!knob.starts_with(kTunedPrefix) || knob == kDynamicRulesKnob) return false;
+  const std::string_view rest = knob.substr(kTunedPrefix.size());
+  if (rest == "dynamic_rules_filename") return true;
+  return std::any_of(tuned_families().begin(), tuned_families().end(), [&](const auto& family) {
+    return rest.starts_with(family.first) && rest.size() > family.first.size() &&
+           rest[family.first.size()] == '_';
+  });
+}
+
 std::optional<std::string> tuned_algorithm_knob(std::string_view collective) {
   for (const auto& t : tuned_collectives()) {
     if (t.collective == collective) return "OMPI_MCA_coll_tuned_" + t.mca + "_algorithm";

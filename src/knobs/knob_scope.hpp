@@ -34,6 +34,14 @@ struct TunedCollective {
 };
 const std::vector<TunedCollective>& tuned_collectives();
 
+// Open MPI's coll/tuned ignores forced algorithms and rules files unless this is 1 at launch
+// (read only during MPI_Init; read-only through MPI_T on 4.1).
+inline constexpr std::string_view kDynamicRulesKnob = "OMPI_MCA_coll_tuned_use_dynamic_rules";
+
+// True for the coll/tuned parameters that take effect only with kDynamicRulesKnob=1: the
+// per-collective ones (algorithm, segment size, fan-outs...) and the rules file.
+bool needs_dynamic_rules(std::string_view knob);
+
 // "OMPI_MCA_coll_tuned_<mca>_algorithm" for a colltune collective coll/tuned decides; nullopt
 // for point-to-point and what coll/tuned does not tune.
 std::optional<std::string> tuned_algorithm_knob(std::string_view collective);

@@ -12,6 +12,7 @@
 #include "core/errors.hpp"
 #include "core/suggest.hpp"
 #include "knobs/interleave.hpp"
+#include "knobs/knob_scope.hpp"
 #include "knobs/knobs.hpp"
 
 namespace colltune {
@@ -268,13 +269,10 @@ void parse_interleave_keys(const Parser& p, const YAML::Node& node, SweepSpec& s
                            nccl ? "lists NCCL parses" : "integers"));
       }
     }
-    const auto dynamic = spec.env.find("OMPI_MCA_coll_tuned_use_dynamic_rules");
-    if (key.starts_with("OMPI_MCA_coll_tuned_") &&
-        (dynamic == spec.env.end() || dynamic->second != "1")) {
+    const auto dynamic = spec.env.find(std::string(kDynamicRulesKnob));
+    if (needs_dynamic_rules(key) && (dynamic == spec.env.end() || dynamic->second != "1")) {
       p.fail(node, "interleave",
-             fmt::format("{} needs env: OMPI_MCA_coll_tuned_use_dynamic_rules: 1 (MPI_T cannot "
-                         "set it)",
-                         key));
+             fmt::format("{} needs env: {}: 1 (MPI_T cannot set it)", key, kDynamicRulesKnob));
     }
     spec.interleave.push_back(key);
   }

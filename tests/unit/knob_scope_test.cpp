@@ -65,6 +65,11 @@ TEST(KnobScope, TunedTableMatchesOpenMpiRulesIds) {
                                              {"reduce", 11},
                                              {"reduce_scatter", 12}}));
   EXPECT_EQ(tuned_algorithm_knob("broadcast"), "OMPI_MCA_coll_tuned_bcast_algorithm");
+  EXPECT_TRUE(needs_dynamic_rules("OMPI_MCA_coll_tuned_allreduce_algorithm"));
+  EXPECT_TRUE(needs_dynamic_rules("OMPI_MCA_coll_tuned_dynamic_rules_filename"));
+  EXPECT_FALSE(needs_dynamic_rules(kDynamicRulesKnob));
+  EXPECT_FALSE(needs_dynamic_rules("OMPI_MCA_coll_tuned_priority"));
+  EXPECT_FALSE(needs_dynamic_rules("OMPI_MCA_btl"));
   EXPECT_FALSE(tuned_algorithm_knob("sendrecv").has_value());
 }
 

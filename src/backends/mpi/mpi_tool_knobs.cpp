@@ -6,6 +6,8 @@
 #include <string_view>
 
 #include "core/errors.hpp"
+#include "knobs/interleave.hpp"
+#include "knobs/knob_scope.hpp"
 
 namespace colltune {
 namespace {
@@ -70,15 +72,15 @@ T read_variable(const ControlVariable& v, const std::string& name) {
 }
 
 void require_dynamic_rules(const std::string& knob) {
-  const std::string name = "coll_tuned_use_dynamic_rules";
+  const std::string name(parameter_name(kDynamicRulesKnob));
   const ControlVariable v = find_variable(name);
   const bool on =
       v.type == MPI_C_BOOL ? read_variable<bool>(v, name) != 0 : read_variable<int>(v, name) != 0;
   if (!on) {
     throw ConfigError(fmt::format(
         "--interleave: {} has no effect unless coll/tuned's dynamic rules are on; allowed: set "
-        "OMPI_MCA_coll_tuned_use_dynamic_rules=1 at launch (MPI_T cannot change it)",
-        knob));
+        "{}=1 at launch (MPI_T cannot change it)",
+        knob, kDynamicRulesKnob));
   }
 }
 
@@ -101,7 +103,7 @@ void write_mpi_t_knobs(const std::map<std::string, std::string>& knobs) {
           "such as coll_tuned_allreduce_algorithm",
           name));
     }
-    if (name.starts_with("coll_tuned_")) require_dynamic_rules(name);
+    if (needs_dynamic_rules("OMPI_MCA_" + name)) require_dynamic_rules(name);
     // The value at first contact is the launch value, which "default" restores.
     static std::map<std::string, int> launch_values;
     auto launched = launch_values.find(name);

@@ -177,11 +177,20 @@ std::vector<bool> split_group_records(const SweepSpec& spec,
                                       const std::string& store, int round) {
   std::vector<std::string> texts(members.size());
   std::ifstream in(records);
+  int number = 0;
   for (std::string line; std::getline(in, line);) {
+    ++number;
     const auto record = nlohmann::json::parse(line, nullptr, false);
-    if (record.is_discarded() || !record.contains("in_process_knobs")) continue;
-    const int member = member_of_record(
-        spec, members, record["in_process_knobs"].get<std::map<std::string, std::string>>());
+    int member = 0;
+    try {
+      if (record.is_discarded()) throw ConfigError("not JSON");
+      member = member_of_record(
+          spec, members,
+          record_from_json(record, fmt::format("{}:{}", records, number)).in_process_knobs);
+    } catch (const ConfigError&) {
+      // An unsound record stays in the first member's file, where the report's reader names it
+      // (file, line, field) instead of the split hiding it.
+    }
     if (member >= 0) texts[static_cast<std::size_t>(member)] += line + "\n";
   }
   in.close();

@@ -7,7 +7,6 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/environment.hpp"
 #include "core/errors.hpp"
 #include "store/manifest.hpp"
 #include "store/nccl_tests_import.hpp"

@@ -15,6 +15,11 @@ double op_seconds(const Collective& c, double seconds_per_launch) {
   return c.kind == CollKind::kPingpong ? seconds_per_launch / 2 : seconds_per_launch;
 }
 
+void test_delay(const MpiWorld& world, const RunPolicy& policy, int ops) {
+  if (world.rank() != policy.delay_rank) return;
+  std::this_thread::sleep_for(std::chrono::duration<double>(policy.delay_seconds * ops));
+}
+
 double timed_batch(Communicator& comm, const MpiWorld& world, const Collective& c, Buffers& buffers,
                    const RunPolicy& policy) {
   auto timer = comm.timer();
@@ -22,6 +27,7 @@ double timed_batch(Communicator& comm, const MpiWorld& world, const Collective& 
     world.barrier();
     timer->start();
     comm.launch(c, buffers, policy.iters);
+    test_delay(world, policy, policy.iters);
     timer->stop();
     comm.synchronize(policy.sync_timeout);
     return timer->seconds() / policy.iters;
@@ -31,6 +37,7 @@ double timed_batch(Communicator& comm, const MpiWorld& world, const Collective& 
     world.barrier();
     timer->start();
     comm.launch(c, buffers, 1);
+    test_delay(world, policy, 1);
     timer->stop();
     comm.synchronize(policy.sync_timeout);
     total += timer->seconds();

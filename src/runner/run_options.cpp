@@ -105,6 +105,8 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   app.add_option("--timeout", timeout);
   app.add_flag("--test-corrupt", o.policy.corrupt_one)->group("");
   app.add_option("--test-hang-rank", o.policy.hang_rank)->group("");
+  app.add_option("--test-delay-rank", o.policy.delay_rank)->group("");
+  app.add_option("--test-delay-seconds", o.policy.delay_seconds)->group("");
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {

@@ -11,7 +11,7 @@ hung = args.np - 1
 code, stdout, stderr, seconds = harness.run(args, [
     "--coll", "allreduce", "-b", "1K", "-e", "4K", "-f", "2", "-n", "2", "--repetitions", "2",
     "--timeout", "2", "--json", out, "--test-hang-rank", str(hung)], limit_seconds=60)
-check(code != 0, "a hung job exited 0")
+check(code == 4, f"a hung job exited {code}; the README promises 4 for --timeout")
 check(seconds < 30, f"the hung job took {seconds:.1f} s to end with --timeout 2")
 check("did not finish within 2 s (--timeout)" in stderr, f"no timeout message: {stderr[-1500:]}")
 check(f"rank {hung} on " in stderr or "rank 0 on " in stderr, "the message names no rank")

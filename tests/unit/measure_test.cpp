@@ -1,0 +1,160 @@
+// The measurement loop with a fake backend and clock (one process, MPI never initialised): what a
+// sample is in each timing mode, pingpong's half round trip, warm-up, buffer rotation and
+// validation rounds. Expected numbers are hand calculations from the fake's fixed costs.
+#include "runner/measure.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace colltune {
+namespace {
+
+// Every launch() call costs kCallSeconds once, plus kOpSeconds per op: a per-op sample sees the
+// call cost on every op, a batch only once per batch.
+constexpr double kCallSeconds = 4e-6;
+constexpr double kOpSeconds = 1e-6;
+
+struct FakeClock {
+  double now = 0;
+};
+
+class FakeTimer : public Timer {
+ public:
+  explicit FakeTimer(FakeClock& clock) : clock_(clock) {}
+  void start() override { start_ = clock_.now; }
+  void stop() override { stop_ = clock_.now; }
+  double seconds() override { return stop_ - start_; }
+
+ private:
+  FakeClock& clock_;
+  double start_ = 0, stop_ = 0;
+};
+
+class FakeComm : public Communicator {
+ public:
+  FakeClock clock;
+  std::vector<int> launches;  // n of each launch() call, in order
+  std::size_t sets_allocated = 0;
+  int fills = 0, checks = 0;
+  std::uint64_t wrong_per_check = 0;
+  std::vector<int>* order = nullptr;  // shared by communicators measured in turns
+  int id = 0;
+
+  std::string backend() const override { return "fake"; }
+  std::map<std::string, std::string> library_versions() const override { return {}; }
+  int nranks() const override { return 2; }
+  std::optional<std::string> unsupported(const Collective&) const override { return {}; }
+  std::unique_ptr<Buffers> allocate(const Collective&, std::size_t sets) override {
+    sets_allocated = sets;
+    return std::make_unique<Buffers>();
+  }
+  void launch(const Collective&, Buffers&, int n) override {
+    launches.push_back(n);
+    if (order != nullptr) order->push_back(id);
+    clock.now += kCallSeconds + kOpSeconds * n;
+  }
+  void synchronize(std::chrono::milliseconds) override {}
+  std::unique_ptr<Timer> timer() override { return std::make_unique<FakeTimer>(clock); }
+  void fill(const Collective&, Buffers&, const Pattern&) override { ++fills; }
+  std::uint64_t check(const Collective&, Buffers&, const Pattern&, bool corrupt) override {
+    ++checks;
+    return wrong_per_check + (corrupt ? 1 : 0);
+  }
+};
+
+class MeasureTest : public ::testing::Test {
+ protected:
+  int argc = 0;
+  char** argv = nullptr;
+  MpiWorld world{&argc, &argv, false};  // one process: max over ranks is the identity
+  FakeComm comm;
+  Collective allreduce() {
+    Collective c;
+    c.count = 256;
+    return c;
+  }
+  RunPolicy policy() {
+    RunPolicy p;
+    p.warmup_iters = 3;
+    p.iters = 10;
+    p.repetitions = 4;
+    p.check_rounds = 0;
+    return p;
+  }
+};
+
+TEST_F(MeasureTest, BatchSampleIsTheBatchTimeOverItsOps) {
+  const Measurement m = measure(comm, world, allreduce(), policy());
+  ASSERT_EQ(m.samples_seconds.size(), 4u);
+  for (double s : m.samples_seconds) EXPECT_NEAR(s, (4e-6 + 10 * 1e-6) / 10, 1e-15);
+  // Warm-up first, then one launch of 10 ops per sample.
+  EXPECT_EQ(comm.launches, (std::vector<int>{3, 10, 10, 10, 10}));
+  EXPECT_EQ(m.ops_per_sample, 10);
+}
+
+TEST_F(MeasureTest, PerOpSampleTimesEachOpAlone) {
+  RunPolicy p = policy();
+  p.timing = TimingMode::kPerOp;
+  const Measurement m = measure(comm, world, allreduce(), p);
+  for (double s : m.samples_seconds) EXPECT_NEAR(s, 4e-6 + 1e-6, 1e-15);
+  EXPECT_EQ(comm.launches.size(), 1u + 4 * 10);
+}
+
+TEST_F(MeasureTest, PingpongIsHalfARoundTrip) {
+  Collective c = allreduce();
+  c.kind = CollKind::kPingpong;
+  c.op = ReduceOp::kNone;
+  const Measurement m = measure(comm, world, c, policy());
+  for (double s : m.samples_seconds) EXPECT_NEAR(s, (4e-6 + 10e-6) / 10 / 2, 1e-15);
+  // Its bandwidth is bytes over that half: 1 KiB / 0.7 us.
+  EXPECT_NEAR(m.at_median.algbw_gbps, 1024 / 0.7e-6 / 1e9, 1e-9);
+}
+
+TEST_F(MeasureTest, ColdCacheRotatesThroughTheFootprint) {
+  RunPolicy p = policy();
+  p.cache = CacheMode::kCold;
+  Collective c = allreduce();
+  c.count = 1 << 18;  // 1 MiB of floats sent and 1 MiB received: 2 MiB a set
+  measure(comm, world, c, p);
+  EXPECT_EQ(comm.sets_allocated, (128u << 20) / (2u << 20));
+  c.in_place = true;  // one 1 MiB buffer a set
+  measure(comm, world, c, p);
+  EXPECT_EQ(comm.sets_allocated, 128u);
+  p.cache = CacheMode::kWarm;
+  measure(comm, world, c, p);
+  EXPECT_EQ(comm.sets_allocated, 1u);
+}
+
+TEST_F(MeasureTest, ValidationRunsEachRoundOutsideTimingAndSumsWrong) {
+  RunPolicy p = policy();
+  p.check_rounds = 3;
+  comm.wrong_per_check = 2;
+  const Measurement m = measure(comm, world, allreduce(), p);
+  EXPECT_EQ(comm.fills, 3);
+  EXPECT_EQ(comm.checks, 3);
+  ASSERT_TRUE(m.wrong.has_value());
+  EXPECT_EQ(*m.wrong, 6u);
+  // Timed samples are untouched by the checked launches that follow them.
+  for (double s : m.samples_seconds) EXPECT_NEAR(s, 1.4e-6, 1e-15);
+  p.corrupt_one = true;
+  comm.wrong_per_check = 0;
+  EXPECT_EQ(*measure(comm, world, allreduce(), p).wrong, 3u);
+}
+
+TEST_F(MeasureTest, InterleavedCommunicatorsTakeSamplesInTurns) {
+  FakeComm other;
+  std::vector<int> order;
+  comm.order = other.order = &order;
+  other.id = 1;
+  std::vector<Communicator*> comms{&comm, &other};
+  const auto ms = measure_interleaved(comms, world, allreduce(), policy());
+  ASSERT_EQ(ms.size(), 2u);
+  // Both warmed up, then A B, A B, A B, A B: drift hits both alike.
+  EXPECT_EQ(order, (std::vector<int>{0, 1, 0, 1, 0, 1, 0, 1, 0, 1}));
+  EXPECT_EQ(other.launches, (std::vector<int>{3, 10, 10, 10, 10}));
+  EXPECT_EQ(ms[1].samples_seconds.size(), 4u);
+}
+
+}  // namespace
+}  // namespace colltune

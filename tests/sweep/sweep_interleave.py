@@ -123,24 +123,4 @@ check(code == 0, f"resume exit {code}: {stderr[-1000:]}")
 check_store(store, "resumed")
 check(not h.processes_mentioning(work), "processes left running")
 
-# NCCL_ALGO interleaved: the NCCL points share one launch, each value passed as a setting (run on
-# a GPU by tests/gpu/validate_gpu.py; here the plan is checked, which needs no GPU).
-version = subprocess.run([args.colltune, "--version"], capture_output=True, text=True).stdout
-if " nccl" in version:
-    nccl_spec = h.write_spec(work, """
-name: nccl-algo
-benchmark: {backends: [mpi, nccl], collectives: allreduce, min_bytes: 8, max_bytes: 1M}
-axes:
-  NCCL_ALGO: [null, Ring, '^Tree,Ring']
-interleave: NCCL_ALGO
-""", name="nccl.yaml")
-    code, stdout, stderr = h.run_sweep(args, "--dry-run", nccl_spec)
-    commands = [l for l in stdout.splitlines() if not l.startswith("#")]
-    nccl = [c for c in commands if "--backend nccl" in c]
-    check(code == 0 and len(commands) == 4 and len(nccl) == 1,
-          f"NCCL dry run: exit {code}, {len(commands)} launches: {stderr[-500:]}")
-    check(bool(nccl) and nccl[0].count("--interleave-set") == 3 and
-          "--interleave-set 'NCCL_ALGO=^Tree,Ring'" in nccl[0], f"NCCL dry run: {nccl}")
-    check(all("--interleave-set" not in c for c in commands if c not in nccl),
-          "NCCL dry run: an MPI point was given an NCCL setting")
 h.finish("sweep_interleave")

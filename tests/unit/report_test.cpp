@@ -125,6 +125,44 @@ TEST(ConsoleReporter, HeaderNamesGpusAndBackendSettings) {
       std::string::npos);
 }
 
+// The "~" marker: a median whose 95% interval is wider than 10% of it. Ten samples: the
+// interval runs from the 1st to the 10th (Le Boudec, by hand: ranks 1 and 10).
+std::string table_of(const std::vector<double>& samples) {
+  Measurement m = sample_measurement();
+  m.samples_seconds = samples;
+  m.summary = summarize(samples);
+  char* text = nullptr;
+  std::size_t size = 0;
+  std::FILE* out = open_memstream(&text, &size);
+  {
+    ConsoleReporter reporter(out);
+    RunContext c;
+    c.backend = "mpi";
+    c.nranks = 4;
+    reporter.begin(c);
+    reporter.add(m);
+    reporter.end();
+  }
+  std::fclose(out);
+  std::string table(text, size);
+  std::free(text);
+  return table;
+}
+
+TEST(ConsoleReporter, NoisyMediansAreMarked) {
+  // 1.00 to 1.09 ms: interval width 0.09 of a 1.045 median, under 10%: no mark.
+  const std::string quiet =
+      table_of({1.00e-3, 1.01e-3, 1.02e-3, 1.03e-3, 1.04e-3, 1.05e-3, 1.06e-3, 1.07e-3, 1.08e-3,
+                1.09e-3});
+  EXPECT_EQ(quiet.find(" ~"), std::string::npos) << quiet;
+  // 1.0 to 1.2 ms: width 0.2 of a 1.1 median: marked, and the footer says why.
+  const std::string noisy =
+      table_of({1.00e-3, 1.02e-3, 1.05e-3, 1.08e-3, 1.10e-3, 1.10e-3, 1.12e-3, 1.15e-3, 1.18e-3,
+                1.20e-3});
+  EXPECT_NE(noisy.find(" ~\n"), std::string::npos) << noisy;
+  EXPECT_NE(noisy.find("# ~ the median's 95% interval is wider than 10% of it"), std::string::npos);
+}
+
 TEST(ReportView, NcclBusbwIsHeldAgainstTheGpuCopyCeiling) {
   Dataset d;
   d.host_ceiling_gbps = 10;

@@ -1,5 +1,6 @@
 """A sweep of OMPI_MCA_coll_tuned_allreduce_algorithm 1..6 over 2 and 4 ranks completes with
-every point in the store, each run under its own knob value."""
+every point in the store, each run under its own knob value, in rounds: every point's first
+launch ends before any point's second starts (A B C, A B C), as the files' times show."""
 import json
 import os
 
@@ -12,6 +13,7 @@ spec = h.write_spec(work, """
 name: algorithms
 launcher_args: [--oversubscribe]
 point_timeout_seconds: 60
+repetitions: 2
 env: {OMPI_MCA_coll_tuned_use_dynamic_rules: 1}
 benchmark: {collectives: allreduce, min_bytes: 8, max_bytes: 64K, step_factor: 64, iters: 5,
             samples: 3, warmup_iters: 1}
@@ -28,6 +30,13 @@ m = h.manifest(store)
 check(len(m["points"]) == 14, f"{len(m['points'])} points, expected 12 + 2 baselines")
 check(len({p["id"] for p in m["points"]}) == 14, "point ids are not unique")
 check(all(l["status"] == "done" for l in m["launches"]), "not every launch is done")
+check(len(m["launches"]) == 28, f"{len(m['launches'])} launches, expected 14 points x 2 rounds")
+# Launches run one at a time, so the order their record files were last written is the order they
+# ran: all of round 1, then all of round 2.
+finished = sorted((os.stat(os.path.join(store, "points", l["point"], f"round-{l['round']}.jsonl"))
+                   .st_mtime_ns, l["round"]) for l in m["launches"])
+check([r for _, r in finished] == [1] * 14 + [2] * 14,
+      f"rounds ran in the order {[r for _, r in finished]}, expected A B C, A B C")
 check(f"results in {store}" in stdout, "the driver did not say where the results are")
 for point in m["points"]:
     path = os.path.join(store, "points", point["id"], "round-1.jsonl")

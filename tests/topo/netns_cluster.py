@@ -60,9 +60,17 @@ axes:
     check(report.returncode == 0, f"report: {report.stderr}")
     md = open(os.path.join(store, "report.md")).read()
     check("rank\\_by=node" in md and "rank\\_by=slot" in md, "the report lacks a placement")
+    check(latency.get("node") and set(latency["node"]) == set(latency.get("slot", {})),
+          f"pingpong sizes measured: {latency}")
     for size in sorted(latency.get("node", {})):
         print(f"pingpong {size} B: between nodes {latency['slot'][size] * 1e6:.1f} us, "
               f"within a node {latency['node'][size] * 1e6:.1f} us")
+        # Crossing the shaped 200 mbit TCP link costs more than shared memory within a node
+        # (256 KiB alone needs 10.5 ms on the wire): a placement or a pairing gone wrong, or
+        # labels swapped, would show otherwise.
+        check(latency["slot"][size] > latency["node"][size],
+              f"{size} B: between nodes {latency['slot'][size]} s is not above within a node "
+              f"{latency['node'][size]} s")
 finally:
     subprocess.run([cluster, "down", "2"], capture_output=True)
 h.finish("netns_cluster")

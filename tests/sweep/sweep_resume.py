@@ -25,6 +25,8 @@ axes:
 
 def completed(store):
     m = h.manifest(store)
+    knob = {p["id"]: p["settings"].get("OMPI_MCA_coll_tuned_allreduce_algorithm")
+            for p in m["points"]}
     keys = [h.launch_key(l) for l in m["launches"]]
     check(len(keys) == len(set(keys)), f"{store}: duplicated launches")
     done = {h.launch_key(l) for l in m["launches"] if l["status"] == "done"}
@@ -32,6 +34,11 @@ def completed(store):
         path = os.path.join(store, "points", point, f"round-{round_}.jsonl")
         lines = [json.loads(l) for l in open(path)]
         check(len(lines) == 12, f"{path}: {len(lines)} records, expected 12")
+        # A resumed launch measured its own point, not a neighbour's: the rank saw its knob.
+        seen = {r["context"]["environment"].get("OMPI_MCA_coll_tuned_allreduce_algorithm")
+                for r in lines}
+        check(seen == {knob[point]}, f"{path}: the ranks ran with {seen}, the point sets "
+                                     f"{knob[point]}")
     partials = [f for _, _, files in os.walk(store) for f in files if f.endswith(".partial")]
     check(not partials, f"{store}: partial files left: {partials}")
     return done

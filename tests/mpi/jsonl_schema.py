@@ -1,6 +1,7 @@
 """The JSONL parses and every record has every field docs/jsonl-schema.md documents."""
 import os
 import re
+import statistics
 
 import harness
 from harness import check
@@ -48,8 +49,22 @@ for r in records:
     check(ctx["environment"].get("NCCL_ALGO") == "Ring", "NCCL_ALGO not recorded")
     check(ctx["environment"].get("COLLTUNE_API_KEY") == "<redacted>", "secret not redacted")
     check("do-not-record-me" not in open(out).read(), "secret value leaked into the file")
-    check(r["stats_seconds"]["min"] <= r["stats_seconds"]["median"] <= r["stats_seconds"]["max"],
-          "stats out of order")
+    # The statistics and bandwidths from the raw samples, recomputed here (Python's statistics
+    # module; nccl-tests' formulas, README): bus factor 2(n-1)/n for allreduce, 1 otherwise;
+    # algbw = bytes / median time, GB = 1e9 bytes.
+    st = r["stats_seconds"]
+    samples = r["samples_seconds"]
+    near = lambda a, b: abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1e-30)
+    check(near(st["median"], statistics.median(samples)) and near(st["min"], min(samples))
+          and near(st["max"], max(samples)) and near(st["mean"], statistics.fmean(samples))
+          and near(st["stddev"], statistics.stdev(samples)),
+          f"{r['collective']} {r['bytes']}: stats {st} do not match the samples {samples}")
+    factor = 2 * (args.np - 1) / args.np if r["collective"] == "allreduce" else 1
+    check(near(r["bus_factor"], factor), f"{r['collective']}: bus factor {r['bus_factor']}")
+    algbw = r["bytes"] / statistics.median(samples) / 1e9
+    check(near(r["algbw_gbps"], algbw) and near(r["busbw_gbps"], algbw * factor),
+          f"{r['collective']} {r['bytes']}: algbw {r['algbw_gbps']} busbw {r['busbw_gbps']}, "
+          f"expected {algbw} and {algbw * factor}")
     check(len(r["samples_seconds"]) == 7, "repetitions not honoured")
 check(not os.path.exists(out + ".partial"), "the .partial file was left behind")
 harness.finish("jsonl_schema")

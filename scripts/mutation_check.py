@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""Do the tests catch a wrong number? Applies one-line mutants to src/ one at a time, rebuilds
+incrementally, runs the tests that should notice (a ctest regex), restores the file, and prints
+killed / survived for each. A mutant that does not build is "stillborn" (say so: it proves
+nothing). Restores every file even when interrupted. Run from a clean tree."""
+import argparse
+import os
+import subprocess
+import sys
+import time
+
+MUTANTS = [
+    # (file, original, mutant, tests, what a user would get)
+    ("src/core/stats.cpp", "tie_term / (n * (n - 1))", "0.0 / (n * (n - 1))", "MannWhitney",
+     "Mann-Whitney without the tie correction"),
+    ("src/core/stats.cpp", "const double lo_rank = std::floor((n - half_width) / 2);",
+     "const double lo_rank = std::floor((n - half_width) / 2) + 1;", "Summarize",
+     "median interval one rank too narrow"),
+    ("src/core/bandwidth.cpp", "    case CollKind::kAlltoall:\n      return (n - 1) / n;",
+     "    case CollKind::kAlltoall:\n      return 1.0;", "Bandwidth|RecordCodec|report\\.",
+     "alltoall bus factor 1"),
+    ("src/core/decision.cpp", "const double diff = mean_of(b) - mean_of(a);",
+     "const double diff = mean_of(a) - mean_of(b);", "TestLaunches|GateSimulation",
+     "slower and faster swapped"),
+    ("src/core/decision.cpp", "static_cast<double>(m) / static_cast<double>(k + 1)",
+     "static_cast<double>(m) / static_cast<double>(k + 2)", "BenjaminiHochberg",
+     "Benjamini-Hochberg off by one rank"),
+    ("src/core/decision.cpp", "const double df = (va + vb) * (va + vb) / (va * va / (na - 1) + vb * vb / (nb - 1));",
+     "const double df = na + nb - 2;", "TestLaunches", "Student's df for Welch's test"),
+    ("src/core/validation.cpp", "if (c.kind == CollKind::kReduceScatter || c.kind == CollKind::kAlltoall) counts.send *= n;",
+     "if (c.kind == CollKind::kAlltoall) counts.send *= n;", "Validation|validate_all\\.np2",
+     "reduce_scatter send buffer one block"),
+    ("src/runner/measure.cpp", "seconds_per_launch / 2 : seconds_per_launch",
+     "seconds_per_launch : seconds_per_launch", "MeasureTest|delay_rank\\.np2",
+     "pingpong reports the whole round trip"),
+    ("src/runner/measure.cpp", "    return timer->seconds() / policy.iters;",
+     "    return timer->seconds();", "MeasureTest", "batch time not divided by its ops"),
+    ("src/runner/measure.cpp", "(policy.cold_footprint_bytes + set_bytes - 1) / set_bytes",
+     "policy.cold_footprint_bytes / set_bytes / 2", "MeasureTest|Plan", "cold cache half the footprint"),
+    ("src/runner/measure.cpp", "  return total / policy.iters;", "  return total;", "MeasureTest",
+     "per-op sample is the sum, not the mean"),
+    ("src/comm/mpi_world.cpp", "MPI_MAX, MPI_COMM_WORLD", "MPI_MIN, MPI_COMM_WORLD",
+     "delay_rank\\.np2", "the fastest rank defines a collective"),
+    ("src/comm/mpi_world.cpp", "MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD",
+     "MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD", "corrupt\\.np4", "#wrong not summed over ranks"),
+    ("src/store/manifest.cpp", 'const std::string tmp = path + ".tmp";',
+     "const std::string tmp = path;", "AtomicWrite", "manifest rewritten in place"),
+    ("src/store/record.cpp", "if (!std::isfinite(s) || s <= 0) {", "if (!std::isfinite(s)) {",
+     "RecordCodec", "negative samples believed"),
+    ("src/store/record.cpp", "std::abs(r.bus_factor - expected) > 1e-9 * expected",
+     "std::abs(r.bus_factor - expected) > 1e9 * expected", "RecordCodec", "any bus factor believed"),
+    ("src/store/results.cpp", "!fresh) {", "false) {", "RecordFiles", "duplicated records accepted"),
+    ("src/store/nccl_tests_import.cpp", "static_cast<int>(devices.size()) * threads * gpus",
+     "static_cast<int>(devices.size())", "RecordFiles", "nccl-tests -g 8 read as one rank"),
+    ("src/sweep/expand.cpp", 'key + "=" + value + "\\n"', "key + value", "SweepSpec|Expand|Sweep",
+     "point id hashed without separators"),
+    ("src/sweep/groups.cpp", "if (setting_name(knobs) == wanted)", "if (setting_name(knobs) != wanted)",
+     "SweepGroups", "interleaved records given to the wrong point"),
+    ("src/report/compare.cpp", "c.ratio > 1 + o.max_slowdown", "c.ratio > 1 - o.max_slowdown",
+     "report\\.report_cli", "--max-slowdown ignored"),
+    ("src/report/compare.cpp", "return gap && !o.allow_incomplete ? 3 : 0;", "return 0;",
+     "report\\.report_cli|GateSimulation", "the gate fails open"),
+    ("src/report/analysis.cpp", "    if (settings_affect(p.settings, b ? b->settings : none, panel.key.collective, backend))\n      continue;",
+     "    if (true) continue;", "report\\.(golden|report_cli|html_chromium)",
+     "knobs that cannot matter become candidates"),
+    ("src/report/tune.cpp", "if (algo.empty() || proto.empty() || nodes < 1) {",
+     "if (algo.empty() || nodes < 1) {", "report\\.(tuner_file|golden)",
+     "tuner row forces an unmeasured protocol"),
+    ("src/report/view.cpp", "const bool named = v.significant || !v.runner_up;", "const bool named = true;",
+     "report\\.(report_cli|golden)|interleave\\.np2", "a winner named without significance"),
+    ("src/report/console_reporter.cpp", "constexpr double kNoisyCiWidth = 0.10;",
+     "constexpr double kNoisyCiWidth = 0.50;", "ConsoleReporter", "noisy medians not marked"),
+    ("src/knobs/knob_scope.cpp", 'if (collective == "alltoall" || is_point_to_point_name(collective)) return false;',
+     "if (is_point_to_point_name(collective)) return false;", "KnobScope|report\\.golden",
+     "NCCL_ALGO believed to change alltoall"),
+]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--build", default="build")
+    parser.add_argument("--only", help="run the mutants whose description contains this")
+    args = parser.parse_args()
+    root = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+    os.chdir(root)
+    results = []
+    for path, original, mutant, tests, what in MUTANTS:
+        if args.only and args.only not in what:
+            continue
+        text = open(path).read()
+        if text.count(original) != 1:
+            results.append((what, f"NOT APPLIED ({text.count(original)} matches in {path})"))
+            continue
+        start = time.monotonic()
+        try:
+            with open(path, "w") as f:
+                f.write(text.replace(original, mutant))
+            build = subprocess.run(["cmake", "--build", args.build], capture_output=True, text=True)
+            if build.returncode != 0:
+                verdict = "stillborn (does not build)"
+            else:
+                test = subprocess.run(["ctest", "--test-dir", args.build, "-R", tests],
+                                      capture_output=True, text=True, timeout=1200)
+                ran = "No tests were found" not in test.stdout + test.stderr
+                verdict = ("killed" if test.returncode != 0 else "SURVIVED") if ran else \
+                    f"NO TESTS match {tests}"
+        finally:
+            with open(path, "w") as f:
+                f.write(text)
+        results.append((what, f"{verdict} ({path}, tests {tests}, {time.monotonic() - start:.0f} s)"))
+        print(f"{results[-1][0]}: {results[-1][1]}", flush=True)
+    subprocess.run(["cmake", "--build", args.build], capture_output=True)
+    killed = sum(v.startswith("killed") for _, v in results)
+    print(f"\nmutation check: {killed} of {len(results)} killed")
+    for what, verdict in results:
+        if not verdict.startswith("killed"):
+            print(f"  not killed: {what}: {verdict}")
+    return 0 if killed == len(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -23,7 +23,7 @@ struct RunPolicy {
   std::uint64_t cold_footprint_bytes = 128ULL << 20;  // buffer bytes to rotate through when cold
   std::chrono::milliseconds sync_timeout{300'000};
   std::uint64_t seed = 0xC011;
-  bool corrupt_one = false;  // test-only: flip one output element before checking
+  bool corrupt_one = false;  // test-only: flip one output element (per checked rank) first
   int hang_rank = -1;        // test-only: this rank stops before warm-up, as a hung peer would
   // Test-only: this rank adds delay_seconds per op inside its timed region, after its ops (so
   // no peer waits for it there), as a rank whose clock saw a slow op would.

@@ -1,4 +1,6 @@
-"""A deliberately flipped element is reported as #wrong > 0 with exit code 7."""
+"""A deliberately flipped element is reported with exit code 7, and #wrong is the sum over ranks:
+one element flipped on every rank of allreduce and alltoall (np), on the root of reduce and the
+last rank of bw (1)."""
 import os
 
 import harness
@@ -13,6 +15,8 @@ for coll in ("allreduce", "alltoall", "reduce", "bw"):
     check(code == 7, f"{coll}: exit code {code}, expected 7; stderr {stderr[-1000:]}")
     records = harness.read_jsonl(out)
     wrong = [r["wrong"] for r in records if r["skipped"] is None]
-    check(wrong and all(w == 1 for w in wrong), f"{coll}: #wrong per record {wrong}")
+    flipped = args.np if coll in ("allreduce", "alltoall") else 1
+    check(wrong and all(w == flipped for w in wrong),
+          f"{coll}: #wrong per record {wrong}, expected {flipped}")
     check("FAILED" in stdout, f"{coll}: console footer does not say FAILED")
 harness.finish("corrupt")

@@ -68,6 +68,10 @@ TEST(RecordCodec, RefusesImpossibleValuesNamingLineAndField) {
   j["nranks"] = 0;
   EXPECT_NE(error_of(j).find("nranks: 0"), std::string::npos);
   j = good_record();
+  j["bus_factor"] = 1.0;  // alltoall written with a factor of 1: busbw a third too high on 4 ranks
+  EXPECT_NE(error_of(j).find("bus_factor: 1 is not allowed; allowed: 0.75"), std::string::npos)
+      << error_of(j);
+  j = good_record();
   j["bus_factor"] = 1e9;
   EXPECT_NE(error_of(j).find(
                 "bus_factor: 1000000000 is not allowed; allowed: 0.75 for alltoall on 4 ranks"),

@@ -293,9 +293,14 @@ std::uint64_t MpiCommunicator::check(const Collective& c, Buffers& buffers, cons
   // MPI_Bcast's root keeps its data where it sent it from; that is its output.
   const bool root_sends = c.kind == CollKind::kBroadcast && !c.in_place && rank_ == c.root;
   void* out = root_sends ? host.sets[0].send.get() : host.sets[0].recv.get();
-  // The corrupting rank must be one whose output is checked.
-  const int corrupt_rank = c.kind == CollKind::kReduce ? c.root : size_ - 1;
-  if (corrupt_one && rank_ == corrupt_rank && c.count > 0) static_cast<unsigned char*>(out)[0] ^= 1;
+  // The corrupting ranks must be ones whose output is checked: the root of a reduce, the last
+  // rank (a receiver) of point-to-point, every rank of the other collectives, so that a #wrong
+  // not summed over ranks shows.
+  const bool corrupts = c.kind == CollKind::kReduce ? rank_ == c.root
+                        : is_point_to_point(c.kind) || c.kind == CollKind::kSendrecv
+                            ? rank_ == size_ - 1
+                            : true;
+  if (corrupt_one && corrupts && c.count > 0) static_cast<unsigned char*>(out)[0] ^= 1;
   return count_wrong_for(c, size_, rank_, p, out);
 }
 

@@ -5,7 +5,7 @@ is caught; with two or more GPUs, -g 2 drives them from one process and validate
 mpirun -np 2 (where the host has it) over MPI; on one GPU it prints which checks it could not
 make. Runs colltune without a launcher (single-process mode), so it needs no MPI. Skipped (77)
 where no GPU is visible; a GPU host whose build lacks NCCL fails.
-Not yet here: the NCCL timeout / async-error path (needs a kernel that hangs on purpose)."""
+With two GPUs and mpirun it also runs the NCCL timeout path (a rank that never joins: exit 4)."""
 import argparse
 import json
 import os
@@ -149,11 +149,21 @@ if visible >= 2:
             rs = [json.loads(line) for line in open(out)]
             check(rs and all(r["nranks"] == 2 and (r["skipped"] is not None or r["wrong"] == 0)
                              for r in rs), "mpirun -np 2 --backend nccl: nranks or #wrong")
+        # The NCCL timeout path: rank 1 never joins, so rank 0's allreduce waits on its GPU;
+        # synchronize gives up at --timeout, aborts the communicators and the job ends with 4.
+        proc = subprocess.run(["mpirun", "--oversubscribe", "-np", "2", args.colltune, "run",
+                               "--backend", "nccl", "--coll", "allreduce", "-b", "1K", "-e", "1K",
+                               "--timeout", "5", "--test-hang-rank", "1"],
+                              env=dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1",
+                                       OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1"),
+                              capture_output=True, text=True, timeout=120)
+        check(proc.returncode == 4 and "did not finish within 5 s" in proc.stderr,
+              f"NCCL timeout: exit {proc.returncode}, {proc.stderr[-800:]}")
     else:
         print("validate_gpu: NOT CHECKED: mpirun -np 2 --backend nccl (no mpirun on this host)")
 else:
     # One GPU: every reduction is a copy and point-to-point cannot run. Say what was not checked.
     print(f"validate_gpu: {visible} GPU visible; NOT CHECKED here: -g 2 (two ranks in one "
           "process), mpirun -np 2 --backend nccl, reductions across ranks (one rank's are copies), "
-          "sendrecv / pingpong / bw / bibw (need two ranks)")
+          "sendrecv / pingpong / bw / bibw (need two ranks), the NCCL timeout path")
 finish("validate_gpu")

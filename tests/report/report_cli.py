@@ -1,6 +1,9 @@
 """compare's verdicts and exit codes, bad and truncated inputs, and escaping of hostile strings."""
+import csv
+import json
 import os
 import re
+import statistics
 
 import report_harness as h
 from report_harness import check
@@ -72,6 +75,23 @@ rows = {line.split(" | ")[0][2:]: line.split(" | ")[1] for line in allreduce.spl
 check(rows.get("1K", "").endswith("allreduce\\_algorithm=2")
       and rows.get("64K", "").endswith("allreduce\\_algorithm=4")
       and rows.get("16M") == "no significant difference", f"allreduce winners: {rows}")
+# Every CSV row's busbw from the fixture's raw samples, by nccl-tests' formulas (bytes / median,
+# GB = 1e9, times 2(n-1)/n for allreduce and (n-1)/n for alltoall), computed here.
+rows_checked = 0
+for row in csv.DictReader(open(os.path.join(root, "base", "results.csv"))):
+    if row["skipped"]:
+        continue
+    path = os.path.join(root, "base", "points", row["point_id"], f"round-{row['round']}.jsonl")
+    record = next(r for r in map(json.loads, open(path))
+                  if r["collective"] == row["collective"] and r["bytes"] == int(row["bytes"]))
+    n = int(row["nranks"])
+    factor = 2 * (n - 1) / n if row["collective"] == "allreduce" else (n - 1) / n
+    busbw = int(row["bytes"]) / statistics.median(record["samples_seconds"]) / 1e9 * factor
+    check(abs(float(row["busbw_gbps"]) - busbw) <= 1e-4 * busbw,
+          f"results.csv {row['label']} {row['collective']} {row['bytes']}: busbw "
+          f"{row['busbw_gbps']}, expected {busbw:.6g}")
+    rows_checked += 1
+check(rows_checked == 5 * 3 * 2 * 4, f"{rows_checked} CSV rows checked")
 check("alltoall\\_algorithm=5: left out: its knobs cannot change allreduce" in allreduce
       and not any("alltoall" in w for w in rows.values()), "a foreign knob in the allreduce panel")
 check("<script" not in html.lower(), "a <script> tag reached the HTML")

@@ -10,30 +10,22 @@ namespace {
 
 constexpr std::string_view kTunedPrefix = "OMPI_MCA_coll_tuned_";
 
-// coll/tuned's per-collective parameter families, longest first so that
-// "reduce_scatter_block_..." is not read as "reduce_...".
-const std::vector<std::pair<std::string_view, std::string_view>>& tuned_families() {
-  static const std::vector<std::pair<std::string_view, std::string_view>> kFamilies = [] {
-    std::vector<std::pair<std::string_view, std::string_view>> v{
-        {"allreduce", "allreduce"},
-        {"alltoall", "alltoall"},
-        {"alltoallv", ""},
-        {"allgather", "allgather"},
-        {"allgatherv", ""},
-        {"barrier", ""},
-        {"bcast", "broadcast"},
-        {"reduce", "reduce"},
-        {"reduce_scatter", "reduce_scatter"},
-        {"reduce_scatter_block", ""},
-        {"gather", ""},
-        {"scatter", ""},
-        {"exscan", ""},
-        {"scan", ""}};
-    std::sort(v.begin(), v.end(),
-              [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
-    return v;
-  }();
-  return kFamilies;
+// The families longest first, so that "reduce_scatter_block_..." is not read as "reduce_...".
+std::vector<const TunedCollective*> longest_first() {
+  std::vector<const TunedCollective*> v;
+  for (const auto& t : tuned_collectives()) v.push_back(&t);
+  std::sort(v.begin(), v.end(), [](auto* a, auto* b) { return a->mca.size() > b->mca.size(); });
+  return v;
+}
+
+// The tuned collective whose per-collective parameter `rest` (after OMPI_MCA_coll_tuned_) is.
+const TunedCollective* family_of(std::string_view rest) {
+  static const auto kFamilies = longest_first();
+  for (const TunedCollective* t : kFamilies) {
+    if (rest.starts_with(t->mca) && rest.size() > t->mca.size() && rest[t->mca.size()] == '_')
+      return t;
+  }
+  return nullptr;
 }
 
 bool is_point_to_point_name(std::string_view c) {
@@ -73,11 +65,8 @@ bool knob_affects(std::string_view knob, std::string_view value, std::string_vie
   if (knob.starts_with("OMPI_")) {
     if (nccl) return false;  // MPI only bootstraps NCCL and reduces the timings, untimed
     if (knob.starts_with(kTunedPrefix)) {
-      std::string_view rest = knob.substr(kTunedPrefix.size());
-      for (const auto& [family, measured] : tuned_families()) {
-        if (rest.starts_with(family) && rest.size() > family.size() && rest[family.size()] == '_')
-          return measured == collective;
-      }
+      if (const TunedCollective* t = family_of(knob.substr(kTunedPrefix.size())))
+        return !t->collective.empty() && t->collective == collective;
       return !is_point_to_point_name(collective);  // use_dynamic_rules, priority, rules file
     }
     if (knob.starts_with("OMPI_MCA_coll_")) return !is_point_to_point_name(collective);
@@ -114,26 +103,33 @@ bool settings_affect(const std::map<std::string, std::string>& settings,
 }
 
 const std::vector<TunedCollective>& tuned_collectives() {
-  static const std::vector<TunedCollective> kColls{
-      {"allgather", "allgather", 0}, {"allreduce", "allreduce", 2},
-      {"alltoall", "alltoall", 3},   {"broadcast", "bcast", 7},
-      {"reduce", "reduce", 11},      {"reduce_scatter", "reduce_scatter", 12}};
-  return kColls;
+  static const std::vector<TunedCollective> kTuned{{"allgather", 6, "allgather", 0},
+                                                   {"allgatherv", 5, "", -1},
+                                                   {"allreduce", 6, "allreduce", 2},
+                                                   {"alltoall", 5, "alltoall", 3},
+                                                   {"alltoallv", 2, "", -1},
+                                                   {"barrier", 6, "", -1},
+                                                   {"bcast", 9, "broadcast", 7},
+                                                   {"reduce", 7, "reduce", 11},
+                                                   {"reduce_scatter", 4, "reduce_scatter", 12},
+                                                   {"reduce_scatter_block", 4, "", -1},
+                                                   {"gather", 3, "", -1},
+                                                   {"scatter", 3, "", -1},
+                                                   {"exscan", 2, "", -1},
+                                                   {"scan", 2, "", -1}};
+  return kTuned;
 }
 
 bool needs_dynamic_rules(std::string_view knob) {
   if (!knob.starts_with(kTunedPrefix) || knob == kDynamicRulesKnob) return false;
   const std::string_view rest = knob.substr(kTunedPrefix.size());
-  if (rest == "dynamic_rules_filename") return true;
-  return std::any_of(tuned_families().begin(), tuned_families().end(), [&](const auto& family) {
-    return rest.starts_with(family.first) && rest.size() > family.first.size() &&
-           rest[family.first.size()] == '_';
-  });
+  return rest == "dynamic_rules_filename" || family_of(rest) != nullptr;
 }
 
 std::optional<std::string> tuned_algorithm_knob(std::string_view collective) {
   for (const auto& t : tuned_collectives()) {
-    if (t.collective == collective) return "OMPI_MCA_coll_tuned_" + t.mca + "_algorithm";
+    if (!t.collective.empty() && t.collective == collective)
+      return "OMPI_MCA_coll_tuned_" + std::string(t.mca) + "_algorithm";
   }
   return std::nullopt;
 }

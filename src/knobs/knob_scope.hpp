@@ -25,12 +25,13 @@ bool settings_affect(const std::map<std::string, std::string>& settings,
                      const std::map<std::string, std::string>& baseline,
                      std::string_view collective, std::string_view backend);
 
-// Open MPI coll/tuned (4.1, 5.0): a collective colltune measures, its MCA name and its id in a
-// dynamic rules file.
+// Open MPI coll/tuned (4.1.4: ompi_info --param coll tuned --level 9): one entry per
+// collective it tunes, the one table every check, scope and rules file reads.
 struct TunedCollective {
-  std::string collective;  // colltune's name
-  std::string mca;         // "bcast"
-  int rules_id = 0;
+  std::string_view mca;         // "bcast": coll_tuned_<mca>_algorithm
+  int max_algorithm = 0;        // forced-algorithm ids run 0 (decide) .. this
+  std::string_view collective;  // colltune's name; empty where colltune does not measure it
+  int rules_id = -1;            // id in a dynamic rules file; -1 where colltune writes none
 };
 const std::vector<TunedCollective>& tuned_collectives();
 

@@ -8,6 +8,8 @@
 #include <regex>
 #include <vector>
 
+#include "knobs/knob_scope.hpp"
+
 namespace colltune {
 namespace {
 
@@ -88,27 +90,18 @@ std::optional<std::string> one_of(std::string_view value, const std::vector<std:
   return allowed;
 }
 
-// Open MPI 4.1.4's coll/tuned algorithm ids (ompi_info --param coll tuned --level 9).
-const std::map<std::string, int>& tuned_algorithm_max() {
-  static const std::map<std::string, int> kMax{{"allreduce", 6},      {"alltoall", 5},
-                                               {"allgather", 6},      {"allgatherv", 5},
-                                               {"alltoallv", 2},      {"barrier", 6},
-                                               {"bcast", 9},          {"reduce", 7},
-                                               {"reduce_scatter", 4}, {"reduce_scatter_block", 4},
-                                               {"gather", 3},         {"scatter", 3},
-                                               {"exscan", 2},         {"scan", 2}};
-  return kMax;
-}
-
 constexpr std::string_view kTunedPrefix = "OMPI_MCA_coll_tuned_";
 constexpr std::string_view kTunedSuffix = "_algorithm";
 
-std::optional<std::string> tuned_collective(std::string_view name) {
-  if (!name.starts_with(kTunedPrefix) || !name.ends_with(kTunedSuffix)) return std::nullopt;
+// The coll/tuned entry whose forced-algorithm parameter `name` is.
+const TunedCollective* tuned_collective(std::string_view name) {
+  if (!name.starts_with(kTunedPrefix) || !name.ends_with(kTunedSuffix)) return nullptr;
   name.remove_prefix(kTunedPrefix.size());
   name.remove_suffix(kTunedSuffix.size());
-  if (tuned_algorithm_max().count(std::string(name)) == 0) return std::nullopt;
-  return std::string(name);
+  for (const auto& t : tuned_collectives()) {
+    if (t.mca == name) return &t;
+  }
+  return nullptr;
 }
 
 const std::vector<std::string> kLevels{"LOC", "NVL", "PIX", "PXB", "PHB", "SYS"};
@@ -195,13 +188,13 @@ const std::string kObjects = "hwthread|core|l1cache|l2cache|l3cache|socket|packa
 }  // namespace
 
 bool is_known_knob(std::string_view name) {
-  return knob_checks().count(name) > 0 || tuned_collective(name).has_value();
+  return knob_checks().count(name) > 0 || tuned_collective(name) != nullptr;
 }
 
 std::optional<std::string> check_knob(std::string_view name, std::string_view value) {
   if (const auto it = knob_checks().find(name); it != knob_checks().end()) return it->second(value);
-  if (const auto coll = tuned_collective(name)) {
-    return int_range(value, 0, tuned_algorithm_max().at(*coll));
+  if (const TunedCollective* t = tuned_collective(name)) {
+    return int_range(value, 0, t->max_algorithm);
   }
   return std::nullopt;
 }

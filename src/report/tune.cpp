@@ -167,7 +167,7 @@ std::string emit_ompi_rules(const Dataset& d) {
   for (const Panel& panel : build_panels(d)) {
     if (panel.key.in_place) continue;
     for (const TunedCollective& tuned : tuned_collectives()) {
-      if (panel.key.collective != tuned.collective) continue;
+      if (tuned.rules_id < 0 || panel.key.collective != tuned.collective) continue;
       const int id = tuned.rules_id;
       const std::string knob = *tuned_algorithm_knob(tuned.collective);
       // Candidates: points forcing this collective's algorithm, and the baselines (0: Open

@@ -19,7 +19,6 @@ using Key =
 
 struct Merged {
   std::map<int, std::vector<double>> launches;  // round -> samples
-  std::size_t samples = 0;
   int nranks = 0;
   std::string label;
 };
@@ -31,7 +30,6 @@ std::map<Key, Merged> merge(const Dataset& d) {
     Merged& m = out[{r.point_id, r.collective, r.dtype, r.op, r.in_place, r.root, r.bytes}];
     auto& samples = m.launches[r.round];
     samples.insert(samples.end(), r.samples_seconds.begin(), r.samples_seconds.end());
-    m.samples += r.samples_seconds.size();
     m.nranks = r.nranks;
     const PointInfo* p = find_point(d, r.point_id);
     m.label = p ? p->label : r.point_id;
@@ -96,7 +94,6 @@ std::vector<Comparison> compare(const Dataset& base, const Dataset& cand, const 
     Comparison c = row_of(key, old.label);
     c.base_nranks = old.nranks;
     c.base_launches = old.launches.size();
-    c.base_samples = old.samples;
     const auto it = b.find(key);
     if (it == b.end()) {
       c.verdict = Verdict::kMissing;
@@ -107,7 +104,6 @@ std::vector<Comparison> compare(const Dataset& base, const Dataset& cand, const 
     const Merged& now = it->second;
     c.cand_nranks = now.nranks;
     c.cand_launches = now.launches.size();
-    c.cand_samples = now.samples;
     const LaunchTest t = test_launches(launches_of(old), launches_of(now), o.noise_floor_sd);
     c.ratio = t.ratio;
     c.ratio_low = t.ratio_low;
@@ -132,7 +128,6 @@ std::vector<Comparison> compare(const Dataset& base, const Dataset& cand, const 
     Comparison c = row_of(key, now.label);
     c.cand_nranks = now.nranks;
     c.cand_launches = now.launches.size();
-    c.cand_samples = now.samples;
     c.verdict = Verdict::kMissing;
     c.note = "not in the baseline";
     rows.push_back(std::move(c));

@@ -30,7 +30,6 @@ struct Comparison {
   int root = 0;
   int base_nranks = 0, cand_nranks = 0;
   std::size_t base_launches = 0, cand_launches = 0;
-  std::size_t base_samples = 0, cand_samples = 0;
   double ratio = 0;                      // candidate / baseline, geometric mean of launch medians
   double ratio_low = 0, ratio_high = 0;  // its 95% interval from the launch-level test
   double p_value = 1;                    // adjusted one-sided p in the direction of the change

@@ -130,7 +130,7 @@ void split_interleaved_run(Dataset& d) {
   d.contexts.erase(run.id);
 }
 
-bool find_point_info(const Dataset& d, const std::string& id) {
+bool has_point(const Dataset& d, const std::string& id) {
   return std::any_of(d.points.begin(), d.points.end(),
                      [&](const PointInfo& p) { return p.id == id; });
 }
@@ -194,7 +194,7 @@ Dataset load_datasets(const std::vector<std::string>& paths, const LoadOptions& 
       out.launches.push_back(std::move(l));
     }
     for (auto& p : d.points) {
-      if (!find_point_info(out, p.id)) out.points.push_back(std::move(p));
+      if (!has_point(out, p.id)) out.points.push_back(std::move(p));
     }
     out.contexts.merge(d.contexts);
     for (auto& w : d.warnings) out.warnings.push_back(std::move(w));

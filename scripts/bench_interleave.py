@@ -28,7 +28,8 @@ def parse_args():
     parser.add_argument("--colltune", required=True)
     parser.add_argument("--backend", choices=["mpi", "nccl"], default="mpi")
     parser.add_argument("--np", type=int, default=4, help="MPI ranks (--backend mpi)")
-    parser.add_argument("--gpus", type=int, default=1, help="GPUs of the one process (nccl)")
+    parser.add_argument("--gpus", type=int, default=2,
+                        help="GPUs of the one process (nccl; 2 or more: one rank never reads NCCL_ALGO)")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--algorithms", help="default 1,2,3,4,5,6 (mpi), Ring,Tree (nccl)")
     parser.add_argument("--max-bytes", default="1M")

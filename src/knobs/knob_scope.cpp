@@ -57,7 +57,64 @@ bool names_collective(std::string_view value, std::string_view collective) {
   return false;
 }
 
+// NCCL's kernels per collective (src/device/generate.py, algos_of_coll), lower case.
+const std::vector<std::string>& nccl_algorithms_of(std::string_view collective) {
+  static const std::vector<std::string> kRing{"ring"};
+  static const std::vector<std::string> kGather{"ring", "collnetdirect", "nvls", "pat"};
+  static const std::vector<std::string> kAllreduce{"tree",         "ring", "collnetdirect",
+                                                   "collnetchain", "nvls", "nvlstree"};
+  static const std::vector<std::string> kNone;
+  if (collective == "allreduce") return kAllreduce;
+  if (collective == "allgather" || collective == "reduce_scatter") return kGather;
+  if (collective == "broadcast" || collective == "reduce") return kRing;
+  return kNone;
+}
+
+// The part of an NCCL_ALGO value that applies to `collective`: the whole value, the entry
+// "<coll>:<list>" of the per-collective form, or nullopt when that form does not name it.
+std::optional<std::string> algo_list_for(std::string_view value, std::string_view collective) {
+  const std::string v = lower(value);
+  if (v.find(':') == std::string::npos) return v;
+  const std::string want = nccl_name(collective) + ":";
+  std::size_t start = 0;
+  while (start <= v.size()) {
+    const std::size_t end = std::min(v.find(';', start), v.size());
+    const std::string entry = v.substr(start, end - start);
+    if (entry.starts_with(want)) return entry.substr(want.size());
+    start = end + 1;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+std::optional<std::string> nccl_algo_unusable(std::string_view value, std::string_view collective) {
+  const auto& supported = nccl_algorithms_of(collective);
+  const auto list = algo_list_for(value, collective);
+  if (supported.empty() || !list || list->empty()) return std::nullopt;
+  const bool exclude = list->front() == '^';
+  std::vector<std::string> named;
+  std::string item;
+  for (char ch : list->substr(exclude ? 1 : 0) + ",") {
+    if (ch != ',') {
+      item += ch;
+    } else if (!item.empty()) {
+      named.push_back(item);
+      item.clear();
+    }
+  }
+  const auto is_named = [&](const std::string& a) {
+    return std::find(named.begin(), named.end(), a) != named.end();
+  };
+  const bool any_left = std::any_of(supported.begin(), supported.end(), [&](const auto& a) {
+    return exclude ? !is_named(a) : is_named(a);
+  });
+  if (any_left) return std::nullopt;
+  std::string kernels;
+  for (const auto& a : supported) kernels += (kernels.empty() ? "" : " ") + a;
+  return "NCCL_ALGO=" + std::string(value) + " leaves " + std::string(collective) +
+         " no algorithm NCCL has (it has " + kernels + "), and NCCL fails such a call";
+}
 
 bool knob_affects(std::string_view knob, std::string_view value, std::string_view collective,
                   std::string_view backend) {

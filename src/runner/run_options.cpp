@@ -214,6 +214,13 @@ void check_against_world(const RunOptions& options, int nranks) {
         "-r/--root: {} is not a rank of this job; allowed: 0 to {}, or -1 for every rank",
         options.root, nranks - 1));
   }
+  // NCCL's one-rank path (enqueue.cc, ncclLaunchOneRank) never consults NCCL_ALGO or NCCL_PROTO:
+  // every setting would measure the same copy.
+  if (nranks == 1 && interleave_backend(options.interleaved) == "nccl") {
+    throw ConfigError(
+        "--interleave: NCCL_ALGO / NCCL_PROTO on 1 rank measure one thing N times (NCCL's "
+        "one-rank path never reads them); allowed: 2 or more ranks (-g N, or mpirun -np N)");
+  }
 }
 
 std::string run_help() {

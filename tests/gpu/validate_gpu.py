@@ -98,32 +98,40 @@ if os.path.exists(out):
         check(r["wrong"] == 0 and r["ops_per_sample"] == 20, f"-m 4: {r['collective']} "
               f"{r['bytes']} B: #wrong {r['wrong']}, ops_per_sample {r['ops_per_sample']}")
 
-# --interleave NCCL_ALGO: one communicator per value, each told its value at init (NCCL's INFO
-# line per init) and validated; the launch's environment is back afterwards (context lacks it).
-out = os.path.join(workdir, "interleave.jsonl")
-proc = subprocess.run([args.colltune, "run", "--backend", "nccl", "--coll", "allreduce", "-b", "1M",
-                       "-e", "1M", "-n", "5", "--repetitions", "3", "--json", out, "--interleave",
-                       "NCCL_ALGO=Ring,Tree,default"],
-                      env=dict(env, NCCL_DEBUG="INFO", NCCL_DEBUG_SUBSYS="ENV", NCCL_PROTO="Simple"),
-                      capture_output=True, text=True, timeout=300)
-log = proc.stdout + proc.stderr
-check(proc.returncode == 0, f"--interleave NCCL_ALGO: exit {proc.returncode}: {proc.stderr[-800:]}")
-told = [line.split("set by environment to ")[-1] for line in log.splitlines()
-        if "NCCL_ALGO set by environment to" in line]
-# In order, once per init or more (NCCL may log it from more than one place); none for default.
-check(list(dict.fromkeys(told)) == ["Ring", "Tree"], f"--interleave NCCL_ALGO: NCCL was told {told}")
-if os.path.exists(out):
-    records = [json.loads(line) for line in open(out)]
-    knobs = sorted(r["in_process_knobs"]["NCCL_ALGO"] for r in records)
-    check(knobs == ["Ring", "Ring", "Tree", "Tree", "default", "default"],
-          f"--interleave NCCL_ALGO: records carry {knobs}")
-    check(all(r["wrong"] == 0 for r in records), "--interleave NCCL_ALGO: wrong results")
-    environment = records[0]["context"]["environment"] if records else {}
-    check("NCCL_ALGO" not in environment and environment.get("NCCL_PROTO") == "Simple",
-          f"--interleave NCCL_ALGO: the launch environment was not restored: {environment}")
-    print(f"--interleave NCCL_ALGO: NCCL told {told}; busbw by setting: " + ", ".join(
-        f"{r['in_process_knobs']['NCCL_ALGO']}/{'in' if r['in_place'] else 'out'} "
-        f"{r.get('busbw_gbps')}" for r in records))
+# --interleave NCCL_ALGO needs 2+ ranks (NCCL's one-rank path never reads it): on one GPU it is
+# refused; on two, -g 2 gives each value its own 2-rank communicator.
+if visible < 2:
+    code, _, stderr = run(["--coll", "allreduce", "--interleave", "NCCL_ALGO=Ring,Tree"], 60)
+    check(code == 2 and "allowed: 2 or more ranks" in stderr,
+          f"--interleave NCCL_ALGO on one GPU: exit {code}, {stderr[-400:]}")
+    print("validate_gpu: NOT CHECKED: --interleave NCCL_ALGO switching (needs 2 GPUs)")
+else:
+    # --interleave NCCL_ALGO: one communicator per value, each told its value at init (NCCL's INFO
+    # line per init) and validated; the launch's environment is back afterwards (context lacks it).
+    out = os.path.join(workdir, "interleave.jsonl")
+    proc = subprocess.run([args.colltune, "run", "--backend", "nccl", "--coll", "allreduce", "-b", "1M",
+                           "-e", "1M", "-n", "5", "--repetitions", "3", "--json", out, "--interleave",
+                           "NCCL_ALGO=Ring,Tree,default", "-g", "2"],
+                          env=dict(env, NCCL_DEBUG="INFO", NCCL_DEBUG_SUBSYS="ENV", NCCL_PROTO="Simple"),
+                          capture_output=True, text=True, timeout=300)
+    log = proc.stdout + proc.stderr
+    check(proc.returncode == 0, f"--interleave NCCL_ALGO: exit {proc.returncode}: {proc.stderr[-800:]}")
+    told = [line.split("set by environment to ")[-1] for line in log.splitlines()
+            if "NCCL_ALGO set by environment to" in line]
+    # In order, once per init or more (NCCL may log it from more than one place); none for default.
+    check(list(dict.fromkeys(told)) == ["Ring", "Tree"], f"--interleave NCCL_ALGO: NCCL was told {told}")
+    if os.path.exists(out):
+        records = [json.loads(line) for line in open(out)]
+        knobs = sorted(r["in_process_knobs"]["NCCL_ALGO"] for r in records)
+        check(knobs == ["Ring", "Ring", "Tree", "Tree", "default", "default"],
+              f"--interleave NCCL_ALGO: records carry {knobs}")
+        check(all(r["wrong"] == 0 for r in records), "--interleave NCCL_ALGO: wrong results")
+        environment = records[0]["context"]["environment"] if records else {}
+        check("NCCL_ALGO" not in environment and environment.get("NCCL_PROTO") == "Simple",
+              f"--interleave NCCL_ALGO: the launch environment was not restored: {environment}")
+        print(f"--interleave NCCL_ALGO: NCCL told {told}; busbw by setting: " + ", ".join(
+            f"{r['in_process_knobs']['NCCL_ALGO']}/{'in' if r['in_place'] else 'out'} "
+            f"{r.get('busbw_gbps')}" for r in records))
 
 code, stdout, _ = run(["--coll", "allreduce", "-b", "1K", "-e", "1K", "--test-corrupt"])
 check(code == 7 and "FAILED" in stdout, f"corrupted result: exit {code}")

@@ -50,4 +50,11 @@ lines = proc.stderr.strip().splitlines()
 check(proc.returncode == 2 and len(lines) == 1 and "no CUDA device" in lines[0] and
       "CUDA_VISIBLE_DEVICES=" in lines[0], f"-g 4 without a GPU: exit {proc.returncode}, {lines}")
 check(not os.path.exists(out) and not os.path.exists(out + ".partial"), "-g 4: a file was written")
+# --interleave NCCL_ALGO on one rank (one process, one GPU) would measure one thing N times:
+# refused before any GPU is looked for, so here too.
+proc = subprocess.run([args.colltune, "run", "--backend", "nccl", "--interleave",
+                       "NCCL_ALGO=Ring,Tree"], env=env, capture_output=True, text=True, timeout=30)
+lines = proc.stderr.strip().splitlines()
+check(proc.returncode == 2 and len(lines) == 1 and "allowed: 2 or more ranks" in lines[0],
+      f"--interleave NCCL_ALGO on one rank: exit {proc.returncode}, {lines}")
 harness.finish("nccl_no_gpu")

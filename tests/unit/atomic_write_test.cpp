@@ -24,8 +24,8 @@ std::string contents(const std::string& path) {
 }
 
 TEST(AtomicWrite, AWriteThatDiesHalfWayLeavesThePreviousFileWhole) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("colltune-atomic-" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("colltune-atomic-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const std::string path = (dir / "manifest.json").string();
   const std::string old_text = "{\"version\": 1}\n";

@@ -40,6 +40,25 @@ TEST(KnobScope, NcclAlgoReachesCollectivesItNames) {
   EXPECT_TRUE(knob_affects("NCCL_PROTO", "reducescatter:LL", "reduce_scatter", "nccl"));
 }
 
+TEST(KnobScope, AnNcclAlgoWithoutAKernelForTheCollectiveIsASkip) {
+  // NCCL's src/device/generate.py: Tree exists for allreduce only, PAT not for allreduce.
+  EXPECT_EQ(nccl_algo_unusable("Tree", "allreduce"), std::nullopt);
+  EXPECT_EQ(nccl_algo_unusable("Tree", "broadcast"),
+            "NCCL_ALGO=Tree leaves broadcast no algorithm NCCL has (it has ring), and NCCL "
+            "fails such a call");
+  EXPECT_NE(nccl_algo_unusable("Tree", "allgather"), std::nullopt);
+  EXPECT_EQ(nccl_algo_unusable("Tree,Ring", "allgather"), std::nullopt);
+  EXPECT_NE(nccl_algo_unusable("PAT", "allreduce"), std::nullopt);
+  EXPECT_NE(nccl_algo_unusable("^Ring", "reduce"), std::nullopt);  // excludes its only one
+  EXPECT_EQ(nccl_algo_unusable("^Tree", "reduce"), std::nullopt);
+  // The per-collective form reaches only the collectives it names.
+  EXPECT_EQ(nccl_algo_unusable("allreduce:tree", "broadcast"), std::nullopt);
+  EXPECT_NE(nccl_algo_unusable("allreduce:ring;broadcast:tree", "broadcast"), std::nullopt);
+  // Send/recv-based collectives take no algorithm.
+  EXPECT_EQ(nccl_algo_unusable("Tree", "alltoall"), std::nullopt);
+  EXPECT_EQ(nccl_algo_unusable("Tree", "sendrecv"), std::nullopt);
+}
+
 TEST(KnobScope, SettingsAffectOnlyThroughWhatDiffersFromTheBaseline) {
   const std::map<std::string, std::string> base{{"backend", "mpi"},
                                                 {"OMPI_MCA_coll_tuned_use_dynamic_rules", "1"}};

@@ -151,14 +151,12 @@ std::string table_of(const std::vector<double>& samples) {
 
 TEST(ConsoleReporter, NoisyMediansAreMarked) {
   // 1.00 to 1.09 ms: interval width 0.09 of a 1.045 median, under 10%: no mark.
-  const std::string quiet =
-      table_of({1.00e-3, 1.01e-3, 1.02e-3, 1.03e-3, 1.04e-3, 1.05e-3, 1.06e-3, 1.07e-3, 1.08e-3,
-                1.09e-3});
+  const std::string quiet = table_of(
+      {1.00e-3, 1.01e-3, 1.02e-3, 1.03e-3, 1.04e-3, 1.05e-3, 1.06e-3, 1.07e-3, 1.08e-3, 1.09e-3});
   EXPECT_EQ(quiet.find(" ~"), std::string::npos) << quiet;
   // 1.0 to 1.2 ms: width 0.2 of a 1.1 median: marked, and the footer says why.
-  const std::string noisy =
-      table_of({1.00e-3, 1.02e-3, 1.05e-3, 1.08e-3, 1.10e-3, 1.10e-3, 1.12e-3, 1.15e-3, 1.18e-3,
-                1.20e-3});
+  const std::string noisy = table_of(
+      {1.00e-3, 1.02e-3, 1.05e-3, 1.08e-3, 1.10e-3, 1.10e-3, 1.12e-3, 1.15e-3, 1.18e-3, 1.20e-3});
   EXPECT_NE(noisy.find(" ~\n"), std::string::npos) << noisy;
   EXPECT_NE(noisy.find("# ~ the median's 95% interval is wider than 10% of it"), std::string::npos);
 }

@@ -127,6 +127,21 @@ TEST(RunOptions, RootMustBeARank) {
   EXPECT_NO_THROW(check_against_world(parse_run_options({"-r", "9"}), 2));
 }
 
+TEST(RunOptions, NcclInterleaveNeedsTwoRanks) {
+  const RunOptions o =
+      parse_run_options({"--backend", "nccl", "--interleave", "NCCL_ALGO=Ring,Tree"});
+  EXPECT_NO_THROW(check_against_world(o, 2));
+  try {
+    check_against_world(o, 1);
+    FAIL() << "one rank accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("allowed: 2 or more ranks"), std::string::npos);
+  }
+  // Open MPI parameters on one rank are a different matter: coll/tuned still runs (a no-op).
+  EXPECT_NO_THROW(check_against_world(
+      parse_run_options({"--interleave", "coll_tuned_allreduce_algorithm=1,2"}), 1));
+}
+
 TEST(RunOptions, InterleaveIsTheProductInFlagOrder) {
   const RunOptions o =
       parse_run_options({"--interleave", "OMPI_MCA_coll_tuned_allreduce_algorithm=4,default,4",

@@ -12,6 +12,7 @@
 #include "core/env_switch.hpp"
 #include "core/errors.hpp"
 #include "core/validation.hpp"
+#include "knobs/knob_scope.hpp"
 
 namespace colltune {
 namespace {
@@ -241,6 +242,16 @@ std::optional<std::string> NcclCommunicator::unsupported(const Collective& c) co
   if (c.in_place && (c.kind == CollKind::kAlltoall || c.kind == CollKind::kSendrecv)) {
     return "NCCL send/recv cannot overlap their buffers (no in-place form)";
   }
+  // The NCCL_ALGO this communicator was created under: its interleaved setting, else the launch
+  // environment's ("default" is that too).
+  std::optional<std::string> algo;
+  const auto& knobs = impl_->options.in_process_knobs;
+  if (const auto it = knobs.find("NCCL_ALGO"); it != knobs.end() && it->second != "default") {
+    algo = it->second;
+  } else if (const char* env = std::getenv("NCCL_ALGO"); env != nullptr && *env != '\0') {
+    algo = env;
+  }
+  if (algo) return nccl_algo_unusable(*algo, name(c.kind));
   return std::nullopt;
 }
 

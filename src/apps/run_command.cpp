@@ -102,13 +102,20 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
   });
   std::uint64_t wrong = 0;
   RunPolicy policy = options.policy;
+  // The watchdog is the backstop for waits nothing else bounds (a peer stuck in MPI). It counts
+  // from the last progress, with a grace above --timeout, so a backend that bounds its own waits
+  // (NCCL: synchronize polls, then aborts the communicators) reports first, as nccl-tests does.
+  const auto timeout = options.policy.sync_timeout;  // 0: off, for the watchdog too
+  const auto watchdog_limit =
+      timeout.count() == 0 ? timeout
+                           : timeout + std::max(std::chrono::milliseconds(2000), timeout / 10);
+  policy.on_progress = [&] { watchdog.arm(watchdog_limit, g_current_step); };
   for (std::size_t i = 0; i < plan.size(); ++i) {
     const Collective& c = plan[i];
     // The test-only hang hits the last op, so tests can see that finished records survive.
     policy.hang_rank = i + 1 == plan.size() ? options.policy.hang_rank : -1;
     g_current_step = describe(c, nranks);
-    // Interleaved settings share one step: its limit grows with their number.
-    watchdog.arm(options.policy.sync_timeout * static_cast<int>(turns.size()), g_current_step);
+    watchdog.arm(watchdog_limit, g_current_step);
     std::vector<Measurement> results =
         turns.size() == 1 ? std::vector<Measurement>{measure(*turns[0], world, c, policy)}
                           : measure_interleaved(turns, world, c, policy);

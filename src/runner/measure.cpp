@@ -15,6 +15,11 @@ double op_seconds(const Collective& c, double seconds_per_launch) {
   return c.kind == CollKind::kPingpong ? seconds_per_launch / 2 : seconds_per_launch;
 }
 
+void wait_for(Communicator& comm, const RunPolicy& policy) {
+  comm.synchronize(policy.sync_timeout);
+  if (policy.on_progress) policy.on_progress();
+}
+
 void test_delay(const MpiWorld& world, const RunPolicy& policy, int ops) {
   if (world.rank() != policy.delay_rank) return;
   std::this_thread::sleep_for(std::chrono::duration<double>(policy.delay_seconds * ops));
@@ -29,7 +34,7 @@ double timed_batch(Communicator& comm, const MpiWorld& world, const Collective& 
     comm.launch(c, buffers, policy.iters);
     test_delay(world, policy, policy.iters);
     timer->stop();
-    comm.synchronize(policy.sync_timeout);
+    wait_for(comm, policy);
     return timer->seconds() / policy.iters;
   }
   double total = 0;
@@ -39,7 +44,7 @@ double timed_batch(Communicator& comm, const MpiWorld& world, const Collective& 
     comm.launch(c, buffers, 1);
     test_delay(world, policy, 1);
     timer->stop();
-    comm.synchronize(policy.sync_timeout);
+    wait_for(comm, policy);
     total += timer->seconds();
   }
   return total / policy.iters;
@@ -82,7 +87,7 @@ Measurer::Measurer(Communicator& comm, const MpiWorld& world, const Collective& 
     for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
   }
   comm.launch(c, *buffers_, policy.warmup_iters);
-  comm.synchronize(policy.sync_timeout);
+  wait_for(comm, policy);
   const bool batch = policy.timing == TimingMode::kBatch;
   comm.prepare(c, *buffers_, batch ? policy.iters : 1,
                batch ? policy.repetitions : policy.repetitions * policy.iters);
@@ -112,7 +117,7 @@ Measurement Measurer::finish() {
       comm_.prepare(c, *buffers_, 1, 1);  // the checked op runs as the timed ones do (-G)
       world_.barrier();
       comm_.launch(c, *buffers_, 1);
-      comm_.synchronize(policy_.sync_timeout);
+      wait_for(comm_, policy_);
       wrong += comm_.check(c, *buffers_, pattern, policy_.corrupt_one);
     }
     m_.wrong = world_.sum_over_ranks(wrong);

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -22,6 +23,10 @@ struct RunPolicy {
   CacheMode cache = CacheMode::kWarm;
   std::uint64_t cold_footprint_bytes = 128ULL << 20;  // buffer bytes to rotate through when cold
   std::chrono::milliseconds sync_timeout{300'000};
+  // Called after every wait for launched work returns (warm-up, each op or batch, each check):
+  // the caller's watchdog counts a hang from the last progress, so the backend's own timeout
+  // (which starts at its wait) fires first and can abort the communicator cleanly.
+  std::function<void()> on_progress;
   std::uint64_t seed = 0xC011;
   bool corrupt_one = false;  // test-only: flip one output element (per checked rank) first
   int hang_rank = -1;        // test-only: this rank stops before warm-up, as a hung peer would

@@ -277,11 +277,12 @@ Settings side by side in one launch:
   --interleave-set 'NAME=V NAME2=V2'
                           one setting to measure so, per flag (what colltune sweep passes for
                           a spec's interleave: axes), for list values such as NCCL_ALGO=^Tree,Ring;
-                          instead of --interleave. --timeout then limits each size times the
-                          number of settings
+                          instead of --interleave
 
   --json FILE             one JSON record per (collective, size, in-place), with raw samples
-  --timeout SECONDS       limit per measured size; a hang aborts the job (default 300, 0 = off)
+  --timeout SECONDS       limit on each wait for launched work (warm-up, a sample, a check): NCCL
+                          aborts its communicators past it; a job with no progress for it plus
+                          a grace (2 s or 10%) is aborted (default 300, 0 = off)
 
 Exit codes: 0 ok, 2 bad arguments, 7 wrong results, 1 a rank failed, 4 timeout.
 )";

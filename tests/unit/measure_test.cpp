@@ -142,6 +142,22 @@ TEST_F(MeasureTest, ValidationRunsEachRoundOutsideTimingAndSumsWrong) {
   EXPECT_EQ(*measure(comm, world, allreduce(), p).wrong, 3u);
 }
 
+TEST_F(MeasureTest, ProgressIsReportedAfterEveryWait) {
+  // The watchdog counts a hang from the last progress: warm-up, 4 samples and 3 checks are 8
+  // waits in batch mode; per-op, each of the 4 x 10 ops is one.
+  RunPolicy p = policy();
+  p.check_rounds = 3;
+  int progress = 0;
+  p.on_progress = [&] { ++progress; };
+  measure(comm, world, allreduce(), p);
+  EXPECT_EQ(progress, 1 + 4 + 3);
+  progress = 0;
+  p.timing = TimingMode::kPerOp;
+  p.check_rounds = 0;
+  measure(comm, world, allreduce(), p);
+  EXPECT_EQ(progress, 1 + 4 * 10);
+}
+
 TEST_F(MeasureTest, InterleavedCommunicatorsTakeSamplesInTurns) {
   FakeComm other;
   std::vector<int> order;

@@ -98,10 +98,19 @@ std::vector<int> choose_devices(const MpiWorld& world, const BackendOptions& opt
 
 }  // namespace
 
-DeviceBuffers::~DeviceBuffers() {
+void DeviceBuffers::destroy_graphs() {
   for (auto& gpu : gpus) {
     cudaSetDevice(gpu.ordinal);
     for (auto& [key, exec] : gpu.graphs) cudaGraphExecDestroy(exec);
+    gpu.graphs.clear();
+  }
+}
+
+DeviceBuffers::~DeviceBuffers() {
+  if (registry != nullptr) registry->erase(this);
+  destroy_graphs();
+  for (auto& gpu : gpus) {
+    cudaSetDevice(gpu.ordinal);
     for (auto& s : gpu.sets) {
       cudaFree(s.send);
       cudaFree(s.recv);
@@ -167,6 +176,11 @@ NcclCommunicator::NcclCommunicator(MpiWorld& world, const BackendOptions& option
 NcclCommunicator::~NcclCommunicator() {
   // While an exception unwinds, peers may be inside a collective: abort, never wait.
   const bool unwinding = std::uncaught_exceptions() > 0;
+  // Buffers that outlive the communicator keep their memory but lose their graphs, which hold it.
+  for (DeviceBuffers* buffers : impl_->live_buffers) {
+    buffers->destroy_graphs();
+    buffers->registry = nullptr;
+  }
   for (Gpu& gpu : impl_->gpus) {
     cudaSetDevice(gpu.ordinal);
     if (gpu.comm != nullptr) unwinding ? ncclCommAbort(gpu.comm) : ncclCommDestroy(gpu.comm);
@@ -176,6 +190,7 @@ NcclCommunicator::~NcclCommunicator() {
 }
 
 void NcclCommunicator::Impl::abort_all() {
+  for (DeviceBuffers* buffers : live_buffers) buffers->destroy_graphs();
   for (Gpu& gpu : gpus) {
     if (gpu.comm != nullptr) ncclCommAbort(gpu.comm);
     gpu.comm = nullptr;
@@ -259,6 +274,8 @@ std::unique_ptr<Buffers> NcclCommunicator::allocate(const Collective& c, std::si
   const BufferCounts counts = buffer_counts(c, impl_->nranks);
   const std::size_t elem = element_bytes(c.dtype);
   auto buffers = std::make_unique<DeviceBuffers>();
+  buffers->registry = &impl_->live_buffers;
+  impl_->live_buffers.insert(buffers.get());
   for (const Gpu& gpu : impl_->gpus) {
     COLLTUNE_CUDA_CHECK(cudaSetDevice(gpu.ordinal));
     auto& mine = buffers->gpus.emplace_back();

@@ -7,6 +7,7 @@
 #include <nccl.h>
 
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -62,7 +63,13 @@ class DeviceBuffers : public Buffers {
   };
   std::vector<PerGpu> gpus;  // in the order of NcclCommunicator::Impl::gpus
   std::size_t next = 0;      // the set the next op uses, on every GPU alike
+  // The communicator's list of live buffers, which abort_all() reaches through; null once the
+  // communicator is gone.
+  std::set<DeviceBuffers*>* registry = nullptr;
 
+  // Destroys the captured graphs: NCCL's abort and destroy wait until no graph references the
+  // communicator (init.cc, commDestroySync), so they must go first.
+  void destroy_graphs();
   ~DeviceBuffers() override;
 };
 
@@ -71,6 +78,7 @@ struct NcclCommunicator::Impl {
   BackendOptions options;
   std::vector<Gpu> gpus;
   int nranks = 1;
+  std::set<DeviceBuffers*> live_buffers;  // allocated here and not yet freed
 
   // Issues n ops on every GPU, op i on buffer set (first + i) mod sets.
   void issue(const Collective& c, DeviceBuffers& buffers, int n, std::size_t first);
@@ -85,7 +93,8 @@ struct NcclCommunicator::Impl {
   // ncclInProgress before the kernels reach the streams, so this waits until every communicator
   // is ready: an event recorded or a capture ended earlier would miss the work.
   void end_group();
-  // Aborts every communicator: after a timeout or an asynchronous error nothing may wait on them.
+  // Aborts every communicator, after destroying the graphs that hold them: after a timeout or an
+  // asynchronous error nothing may wait on them.
   void abort_all();
 };
 

@@ -34,19 +34,17 @@ smi = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True) \
            for d in os.environ.get("PATH", "").split(os.pathsep)) else None
 visible = smi.stdout.count("GPU ") if smi and smi.returncode == 0 else 0
 code, _, stderr = run(["-b", "8", "-e", "8", "-n", "1", "-w", "0", "--repetitions", "1"], 120)
-if "not built into this colltune" in stderr:
-    # A GPU host whose colltune lacks the NCCL backend is a broken build, not a skip.
-    if visible > 0:
-        check(False, f"{visible} GPU(s) visible but this colltune has no NCCL backend: {stderr}")
-        finish("validate_gpu")
-    print("validate_gpu: skipped, no GPU here and no NCCL backend in this build")
-    sys.exit(77)
-if "no CUDA device" in stderr:
-    if visible > 0:
-        check(False, f"nvidia-smi lists {visible} GPU(s) but colltune found none: {stderr}")
-        finish("validate_gpu")
-    print("validate_gpu: skipped, no GPU visible here")
-    sys.exit(77)
+# No GPU here: a skip. A GPU the build or the probe cannot use: a failure, never a skip.
+for marker, broken, absent in [
+        ("not built into this colltune", "this colltune has no NCCL backend",
+         "no GPU here and no NCCL backend in this build"),
+        ("no CUDA device", "colltune found none", "no GPU visible here")]:
+    if marker in stderr:
+        if visible > 0:
+            check(False, f"nvidia-smi lists {visible} GPU(s) but {broken}: {stderr}")
+            finish("validate_gpu")
+        print(f"validate_gpu: skipped, {absent}")
+        sys.exit(77)
 check(code == 0, f"probe: exit {code}: {stderr[-800:]}")
 
 

@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
-# One short command for a GPU host with CUDA and NCCL but perhaps no MPI: runs the gpu tests
-# (tests/gpu/validate_gpu.py: every collective x dtype x op, with and without -G, a corrupted
-# element caught, --interleave NCCL_ALGO reaching each communicator's init, -g 2 where two GPUs
-# exist), then prints allreduce, alltoall and sendrecv at
-# 8 B, 1 MiB and 1 GiB, with and without -G, next to the device copy bandwidth as the ceiling.
-# Runs colltune from gpu-bundle/ (scripts/gpu-bundle.sh) or build/, building build/ first when
-# neither exists; finds NCCL in the CUDA prefix or the Python nvidia-nccl wheel.
+# Usage: scripts/gpu-check.sh [BUNDLE_DIR]   (default gpu-bundle/, else build/)
+# One short command for a GPU host with the driver and NCCL but perhaps no MPI: runs the gpu
+# tests (tests/gpu/validate_gpu.py: every collective x dtype x op, with and without -G, a
+# corrupted element caught, --interleave NCCL_ALGO switching where two GPUs exist), then prints
+# allreduce, alltoall and sendrecv at 8 B, 1 MiB and 1 GiB, with and without -G, next to the
+# device copy bandwidth as the ceiling. Runs colltune from the bundle (scripts/gpu-bundle.sh:
+# checks the host's glibc against the bundle's REQUIRES first) or build/, building build/ when
+# neither exists. NCCL and the CUDA runtime (which the topology probe loads) are looked for in
+# the CUDA prefix, $NCCL_HOME, and every python3 site directory's nvidia/nccl/lib, nvidia/cu13/lib
+# and nvidia/cuda_runtime/lib (the wheels' layouts; nvidia.nccl is a namespace package). Without
+# mpirun on PATH the bundle's build without MPI runs. Exit 2 when colltune cannot start.
 set -uo pipefail
+bundle=$(realpath -m "${1:-$(dirname "$0")/../gpu-bundle}")
 cd "$(dirname "$0")/.."
-if [ ! -x gpu-bundle/colltune ] && [ ! -x build/src/colltune ]; then
+if [ ! -x "$bundle/colltune" ] && [ ! -x build/src/colltune ]; then
   # Build here; without MPI on the host, the single-process build (COLLTUNE_WITH_MPI=OFF).
   mpi=ON; command -v mpicxx > /dev/null || mpi=OFF
   echo "== building colltune (COLLTUNE_WITH_MPI=$mpi)"
@@ -16,17 +21,38 @@ if [ ! -x gpu-bundle/colltune ] && [ ! -x build/src/colltune ]; then
     -DCOLLTUNE_BUILD_TESTS=OFF -DCOLLTUNE_BUILD_BENCH=OFF > /dev/null && \
     cmake --build build --target colltune || exit 2
 fi
-if [ -x gpu-bundle/colltune ]; then
-  bin=gpu-bundle/colltune
-  export LD_LIBRARY_PATH="$PWD/gpu-bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+if [ -x "$bundle/colltune" ]; then
+  needs=$(awk '$1 == "glibc" {print $2}' "$bundle/REQUIRES" 2>/dev/null)
+  has=$(getconf GNU_LIBC_VERSION 2>/dev/null | awk '{print $2}')
+  if [ -n "$needs" ] && [ "$(printf '%s\n%s\n' "$needs" "${has:-0}" | sort -V | head -1)" != "$needs" ]; then
+    echo "gpu-check: the bundle $bundle needs glibc >= $needs ($(sed -n 's/^built-on //p' \
+      "$bundle/REQUIRES")); this host has ${has:-an unknown one}: build here instead" \
+      "(rm -rf $bundle; scripts/gpu-check.sh builds with cmake) or bundle on an older system" >&2
+    exit 2
+  fi
+  bin=$bundle/colltune
+  if [ ! -x "$(command -v mpirun)" ] && [ -x "$bundle/colltune-nompi" ]; then
+    bin=$bundle/colltune-nompi
+    echo "== no mpirun here: running the build without MPI ($bin)"
+  fi
 else
   bin=build/src/colltune
 fi
-for dir in /usr/local/cuda/lib64 /usr/local/cuda/lib \
-           "$(python3 -c 'import nvidia.nccl, os; print(os.path.dirname(nvidia.nccl.__file__) + "/lib")' 2>/dev/null)" \
-           "$(python3 -c 'import nvidia.cuda_runtime, os; print(os.path.dirname(nvidia.cuda_runtime.__file__) + "/lib")' 2>/dev/null)"; do
-  [ -n "$dir" ] && [ -d "$dir" ] && export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$dir"
-done
+add_library_dir() { [ -d "$1" ] && export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$1"; }
+prefixes=(${NCCL_HOME:+"$NCCL_HOME/lib"} /usr/local/cuda/lib64 /usr/local/cuda/lib)
+for dir in "${prefixes[@]}"; do add_library_dir "$dir"; done
+# site, not an import of nvidia.nccl: that is a namespace package without a __file__.
+sites=$(python3 -c 'import site; print("\n".join(site.getsitepackages() + [site.getusersitepackages()]))' 2>/dev/null)
+while read -r site; do
+  for wheel in nccl cu13 cuda_runtime; do [ -n "$site" ] && add_library_dir "$site/nvidia/$wheel/lib"; done
+done <<< "$sites"
+missing=$(ldd "$bin" 2>&1 | awk '/not found/ {print $1}' | paste -sd' ')
+if [ -n "$missing" ]; then
+  echo "gpu-check: $bin cannot load $missing; looked in ${prefixes[*]} and" \
+    "nvidia/{nccl,cu13,cuda_runtime}/lib under python3's site directories ($(echo $sites)):" \
+    "install NCCL (pip install nvidia-nccl-cu13) or set NCCL_HOME" >&2
+  exit 2
+fi
 fail=0
 run() { "$bin" run --backend nccl "$@"; }
 
@@ -39,10 +65,10 @@ fi
 echo "== gpu tests: every collective x dtype x op, plain and -G, corruption caught, --interleave"
 echo "   NCCL_ALGO, -g 2 if possible"
 python3 tests/gpu/validate_gpu.py --colltune "$bin" || fail=1
-if [ -x gpu-bundle/colltune-nompi ]; then
+if [ "$bin" != "$bundle/colltune-nompi" ] && [ -x "$bundle/colltune-nompi" ]; then
   echo "== the build without MPI (COLLTUNE_WITH_MPI=OFF): every collective, checked, -g 1"
-  gpu-bundle/colltune-nompi --version
-  gpu-bundle/colltune-nompi run -g 1 --coll all -b 8 -e 1M -f 32 -n 2 --repetitions 2 -c 1 \
+  "$bundle/colltune-nompi" --version
+  "$bundle/colltune-nompi" run -g 1 --coll all -b 8 -e 1M -f 32 -n 2 --repetitions 2 -c 1 \
     > /tmp/gpu-check-nompi.log 2>&1 || { echo "no-MPI build failed:"; tail -5 /tmp/gpu-check-nompi.log; fail=1; }
   grep -E "Out of bounds" /tmp/gpu-check-nompi.log
 fi

@@ -1,6 +1,8 @@
 #include "core/env_switch.hpp"
 
 #include <fmt/format.h>
+#include <pwd.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
@@ -24,13 +26,14 @@ bool file_sets(const std::string& path, const std::string& name) {
   return false;
 }
 
-// As NCCL's first init reads them: NCCL_CONF_FILE, else ~/.nccl.conf; then /etc/nccl.conf.
+// As NCCL's first init reads them: NCCL_CONF_FILE, else ~/.nccl.conf; then /etc/nccl.conf. The
+// home is the password database's (NCCL's userHomeDir calls getpwuid), not $HOME.
 std::vector<std::string> nccl_config_files() {
   std::vector<std::string> files;
   if (const char* file = std::getenv("NCCL_CONF_FILE"); file != nullptr && *file != '\0') {
     files.emplace_back(file);
-  } else if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
-    files.push_back(std::string(home) + "/.nccl.conf");
+  } else if (const passwd* user = getpwuid(getuid()); user != nullptr && user->pw_dir != nullptr) {
+    files.push_back(std::string(user->pw_dir) + "/.nccl.conf");
   }
   files.emplace_back("/etc/nccl.conf");
   return files;

@@ -24,6 +24,17 @@ BufferCounts buffer_counts(const Collective& c, int nranks) {
   return counts;
 }
 
+SetLayout set_layout(const Collective& c, int nranks) {
+  constexpr std::uint64_t kAlignBytes = 256;
+  const auto aligned = [](std::uint64_t bytes) {
+    return (bytes + kAlignBytes - 1) / kAlignBytes * kAlignBytes;
+  };
+  const BufferCounts counts = buffer_counts(c, nranks);
+  const std::uint64_t elem = element_bytes(c.dtype);
+  const std::uint64_t send = aligned(counts.send * elem);
+  return {send, send + aligned(std::max<std::uint64_t>(counts.recv, 1) * elem)};
+}
+
 int p2p_peer(int rank, int nranks) {
   if (nranks % 2 != 0) return -1;
   const int half = nranks / 2;

@@ -19,6 +19,16 @@ struct BufferCounts {
 // Element counts one rank allocates for `c` on `nranks` ranks.
 BufferCounts buffer_counts(const Collective& c, int nranks);
 
+// Where a buffer set lies in a backend's one allocation of `sets` x stride_bytes (--cache cold
+// rotates through them): set i's send buffer at i x stride_bytes, its receive buffer
+// recv_offset_bytes further. Both 256-byte aligned (cudaMalloc's alignment), so no two sets share
+// a cache line: a small message's rotation then touches a distinct line per op.
+struct SetLayout {
+  std::uint64_t recv_offset_bytes = 0;
+  std::uint64_t stride_bytes = 0;
+};
+SetLayout set_layout(const Collective& c, int nranks);
+
 // The partner of `rank` for point-to-point kinds: ranks r and r + nranks/2 form a pair, so with
 // block placement every pair crosses the widest gap. -1 when nranks is odd.
 int p2p_peer(int rank, int nranks);

@@ -52,17 +52,19 @@ double timed_batch(Communicator& comm, const MpiWorld& world, const Collective& 
 
 }  // namespace
 
-std::size_t rotation_sets(std::uint64_t set_bytes, const RunPolicy& policy) {
-  if (policy.cache == CacheMode::kWarm || set_bytes == 0) return 1;
-  const std::uint64_t sets = (policy.cold_footprint_bytes + set_bytes - 1) / set_bytes;
-  return static_cast<std::size_t>(std::clamp<std::uint64_t>(sets, 1, 4096));
+std::size_t rotation_sets(std::uint64_t set_stride_bytes, const RunPolicy& policy) {
+  if (policy.cache == CacheMode::kWarm || set_stride_bytes == 0) return 1;
+  // No cap below the footprint: sets are offsets in one allocation, and a cache holds lines, so
+  // small messages need as many sets as the footprint has strides to miss it.
+  const std::uint64_t sets =
+      (policy.cold_footprint_bytes + set_stride_bytes - 1) / set_stride_bytes;
+  return static_cast<std::size_t>(std::max<std::uint64_t>(sets, 1));
 }
 
 namespace {
 
 std::size_t sets_for(const Collective& c, int nranks, const RunPolicy& policy) {
-  const BufferCounts counts = buffer_counts(c, nranks);
-  return rotation_sets((counts.send + counts.recv) * element_bytes(c.dtype), policy);
+  return rotation_sets(set_layout(c, nranks).stride_bytes, policy);
 }
 
 }  // namespace

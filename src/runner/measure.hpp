@@ -36,8 +36,9 @@ struct RunPolicy {
   double delay_seconds = 0;
 };
 
-// Buffer sets to rotate so that `footprint_bytes` of distinct memory is touched per cycle.
-std::size_t rotation_sets(std::uint64_t set_bytes, const RunPolicy& policy);
+// Buffer sets of `set_stride_bytes` (set_layout) to rotate through so that a cycle spans
+// policy.cold_footprint_bytes; 1 with --cache warm.
+std::size_t rotation_sets(std::uint64_t set_stride_bytes, const RunPolicy& policy);
 
 // One collective on one communicator, a sample at a time, so that several communicators can
 // take turns. Every process makes the same calls in the same order. Holds the buffers.

@@ -1,6 +1,7 @@
 #include "core/env_switch.hpp"
 
 #include <gtest/gtest.h>
+#include <pwd.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -76,6 +77,29 @@ TEST(NcclEnvSwitch, ACommentedOutKnobIsNotASetting) {
   unsetenv("NCCL_ENV_PLUGIN");
   EXPECT_EQ(nccl_env_switch_error({{"NCCL_PROTO", "LL"}}), std::nullopt);
   unsetenv("NCCL_CONF_FILE");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(NcclEnvSwitch, TheHomeIsThePasswordDatabasesNotHomeVariable) {
+  // NCCL looks for ~/.nccl.conf under getpwuid's home; a $HOME pointing elsewhere is not read,
+  // so a knob set only there must not be refused.
+  const passwd* user = getpwuid(getuid());
+  if (user == nullptr || std::filesystem::exists(std::string(user->pw_dir) + "/.nccl.conf") ||
+      std::filesystem::exists("/etc/nccl.conf")) {
+    GTEST_SKIP() << "this user's ~/.nccl.conf or /etc/nccl.conf exists and may set NCCL_ALGO";
+  }
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("colltune-home-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream((dir / ".nccl.conf").string()) << "NCCL_ALGO=Tree\n";
+  const char* home_before = std::getenv("HOME");
+  const std::string saved_home = home_before ? home_before : "";
+  setenv("HOME", dir.c_str(), 1);
+  unsetenv("NCCL_CONF_FILE");
+  unsetenv("NCCL_ALGO");
+  unsetenv("NCCL_ENV_PLUGIN");
+  EXPECT_EQ(nccl_env_switch_error({{"NCCL_ALGO", "Ring"}}), std::nullopt);
+  home_before ? setenv("HOME", saved_home.c_str(), 1) : unsetenv("HOME");
   std::filesystem::remove_all(dir);
 }
 

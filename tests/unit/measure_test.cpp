@@ -121,6 +121,12 @@ TEST_F(MeasureTest, ColdCacheRotatesThroughTheFootprint) {
   c.in_place = true;  // one 1 MiB buffer a set
   measure(comm, world, c, p);
   EXPECT_EQ(comm.sets_allocated, 128u);
+  // 8 B sent and received: a set is two 256 B-aligned slots, so 128 MiB / 512 B sets touch a
+  // distinct cache line each op (a cap of a few thousand sets would fit in any L2).
+  c.count = 2;
+  c.in_place = false;
+  measure(comm, world, c, p);
+  EXPECT_EQ(comm.sets_allocated, (128u << 20) / 512u);
   p.cache = CacheMode::kWarm;
   measure(comm, world, c, p);
   EXPECT_EQ(comm.sets_allocated, 1u);

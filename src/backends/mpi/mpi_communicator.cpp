@@ -100,13 +100,18 @@ HostMemory allocate_host(std::size_t bytes) {
   return HostMemory(p);
 }
 
+// `sets` buffer sets in one allocation, laid out by set_layout.
 class HostBuffers : public Buffers {
  public:
-  struct Set {
-    HostMemory send, recv;
-  };
-  std::vector<Set> sets;
-  std::size_t next = 0;
+  HostMemory pool;
+  std::size_t sets = 1;
+  SetLayout layout;
+  std::size_t next = 0;  // the set the next op uses
+
+  char* send(std::size_t set) const {
+    return static_cast<char*>(pool.get()) + set * layout.stride_bytes;
+  }
+  char* recv(std::size_t set) const { return send(set) + layout.recv_offset_bytes; }
 };
 
 }  // namespace
@@ -155,24 +160,19 @@ std::optional<std::string> MpiCommunicator::unsupported(const Collective& c) con
 }
 
 std::unique_ptr<Buffers> MpiCommunicator::allocate(const Collective& c, std::size_t sets) {
-  const BufferCounts counts = buffer_counts(c, size_);
-  const std::size_t elem = element_bytes(c.dtype);
   auto buffers = std::make_unique<HostBuffers>();
-  for (std::size_t i = 0; i < std::max<std::size_t>(sets, 1); ++i) {
-    HostBuffers::Set set;
-    if (counts.send > 0) set.send = allocate_host(counts.send * elem);
-    set.recv = allocate_host(counts.recv * elem);
-    buffers->sets.push_back(std::move(set));
-  }
+  buffers->sets = std::max<std::size_t>(sets, 1);
+  buffers->layout = set_layout(c, size_);
+  buffers->pool = allocate_host(buffers->sets * buffers->layout.stride_bytes);
   return buffers;
 }
 
 void MpiCommunicator::launch(const Collective& c, Buffers& buffers, int n) {
   auto& host = static_cast<HostBuffers&>(buffers);
   for (int i = 0; i < n; ++i) {
-    auto& set = host.sets[host.next];
-    host.next = (host.next + 1) % host.sets.size();
-    run_one(c, set.send.get(), set.recv.get());
+    const std::size_t set = host.next;
+    host.next = (host.next + 1) % host.sets;
+    run_one(c, host.send(set), host.recv(set));
   }
 }
 
@@ -283,7 +283,7 @@ std::unique_ptr<Timer> MpiCommunicator::timer() {
 
 void MpiCommunicator::fill(const Collective& c, Buffers& buffers, const Pattern& p) {
   auto& host = static_cast<HostBuffers&>(buffers);
-  fill_for(c, size_, rank_, p, host.sets[0].send.get(), host.sets[0].recv.get());
+  fill_for(c, size_, rank_, p, host.send(0), host.recv(0));
   host.next = 0;
 }
 
@@ -292,7 +292,7 @@ std::uint64_t MpiCommunicator::check(const Collective& c, Buffers& buffers, cons
   auto& host = static_cast<HostBuffers&>(buffers);
   // MPI_Bcast's root keeps its data where it sent it from; that is its output.
   const bool root_sends = c.kind == CollKind::kBroadcast && !c.in_place && rank_ == c.root;
-  void* out = root_sends ? host.sets[0].send.get() : host.sets[0].recv.get();
+  void* out = root_sends ? host.send(0) : host.recv(0);
   // The corrupting ranks must be ones whose output is checked: the root of a reduce, the last
   // rank (a receiver) of point-to-point, every rank of the other collectives, so that a #wrong
   // not summed over ranks shows.

@@ -18,6 +18,10 @@ int blocks_for(std::size_t count) {
   return static_cast<int>(blocks < kMaxBlocks ? (blocks == 0 ? 1 : blocks) : kMaxBlocks);
 }
 
+// Clears an earlier call's non-sticky error, which cudaGetLastError would otherwise report as this
+// launch's (a sticky one stays and fails the launch too).
+void clear_stale_error() { (void)cudaGetLastError(); }
+
 // A kernel that never ran leaves the counter at zero: without this a GPU the binary has no code
 // for ("no kernel image") would pass every check.
 void throw_if_launch_failed(const char* kernel) {
@@ -51,6 +55,7 @@ __global__ void count_kernel(const T* buf, std::size_t count, PatternParams p, i
 
 void device_fill(DType dtype, void* dst, std::size_t count, const PatternParams& p, int rank,
                  std::uint64_t first, void* stream) {
+  clear_stale_error();
   with_dtype(dtype, [&](auto zero) {
     using T = decltype(zero);
     fill_kernel<T><<<blocks_for(count), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
@@ -61,6 +66,7 @@ void device_fill(DType dtype, void* dst, std::size_t count, const PatternParams&
 
 void device_count_wrong(DType dtype, const void* buf, std::size_t count, const PatternParams& p,
                         int source, std::uint64_t first, unsigned long long* wrong, void* stream) {
+  clear_stale_error();
   with_dtype(dtype, [&](auto zero) {
     using T = decltype(zero);
     count_kernel<T><<<blocks_for(count), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(

@@ -6,6 +6,7 @@
 #include <exception>
 #include <thread>
 
+#include "backends/nccl/event_timer.hpp"
 #include "backends/nccl/gpu_choice.hpp"
 #include "backends/nccl/nccl_state.hpp"
 #include "backends/nccl/nccl_types.hpp"
@@ -16,51 +17,6 @@
 
 namespace colltune {
 namespace {
-
-// Events on every GPU's stream; a sample is the slowest GPU's time, as across ranks.
-class EventTimer : public Timer {
- public:
-  explicit EventTimer(const std::vector<Gpu>& gpus) : gpus_(gpus) {
-    for (const Gpu& gpu : gpus_) {
-      cudaSetDevice(gpu.ordinal);
-      cudaEvent_t start = nullptr, stop = nullptr;
-      COLLTUNE_CUDA_CHECK(cudaEventCreate(&start));
-      COLLTUNE_CUDA_CHECK(cudaEventCreate(&stop));
-      events_.emplace_back(start, stop);
-    }
-  }
-  ~EventTimer() override {
-    for (auto& [start, stop] : events_) {
-      cudaEventDestroy(start);
-      cudaEventDestroy(stop);
-    }
-  }
-  void start() override {
-    for (std::size_t i = 0; i < gpus_.size(); ++i) {
-      COLLTUNE_CUDA_CHECK(cudaEventRecord(events_[i].first, gpus_[i].stream));
-    }
-  }
-  // On the streams right behind the launched work, so host-side waiting is not timed.
-  void stop() override {
-    for (std::size_t i = 0; i < gpus_.size(); ++i) {
-      COLLTUNE_CUDA_CHECK(cudaEventRecord(events_[i].second, gpus_[i].stream));
-    }
-  }
-  double seconds() override {
-    float slowest_ms = 0;
-    for (auto& [start, stop] : events_) {
-      COLLTUNE_CUDA_CHECK(cudaEventSynchronize(stop));
-      float ms = 0;
-      COLLTUNE_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-      slowest_ms = std::max(slowest_ms, ms);
-    }
-    return slowest_ms / 1e3;
-  }
-
- private:
-  const std::vector<Gpu>& gpus_;
-  std::vector<std::pair<cudaEvent_t, cudaEvent_t>> events_;
-};
 
 #ifdef COLLTUNE_HAVE_MPI
 constexpr bool kMpiBackendBuilt = true;
@@ -96,6 +52,37 @@ std::vector<int> choose_devices(const MpiWorld& world, const BackendOptions& opt
   return choice.ordinals;
 }
 
+// NCCL sizes a communicator's buffers at init (hundreds of MiB, more with many channels); with
+// less free than this an init fails deep inside NCCL or leaves no room for the measured buffers.
+// --interleave keeps one communicator per setting alive at once, so 64 of them can run out.
+constexpr std::size_t kMinFreeBytesPerInit = 1ULL << 30;
+
+void require_free_memory(const MpiWorld& world, const std::vector<int>& ordinals,
+                         std::size_t interleaved_knobs) {
+  std::string problem;
+  for (int ordinal : ordinals) {
+    std::size_t free_bytes = 0, total_bytes = 0;
+    if (cudaSetDevice(ordinal) != cudaSuccess ||
+        cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) {
+      continue;  // the init reports it
+    }
+    if (free_bytes < kMinFreeBytesPerInit && problem.empty()) {
+      problem = fmt::format(
+          "--backend nccl: GPU {} on {} has {} MiB of {} MiB free before a communicator's init{}; "
+          "allowed: at least {} MiB free per communicator (fewer --interleave settings, or "
+          "another process's memory freed)",
+          ordinal, world.host(), free_bytes >> 20, total_bytes >> 20,
+          interleaved_knobs > 0 ? " (--interleave holds one communicator per setting)" : "",
+          kMinFreeBytesPerInit >> 20);
+    }
+  }
+  if (world.sum_over_ranks(problem.empty() ? 0 : 1) > 0) {
+    throw ConfigError(problem.empty() ? "--backend nccl: another rank's GPU has too little free "
+                                        "memory for a communicator (its line says why)"
+                                      : problem);
+  }
+}
+
 }  // namespace
 
 void DeviceBuffers::destroy_graphs() {
@@ -111,10 +98,7 @@ DeviceBuffers::~DeviceBuffers() {
   destroy_graphs();
   for (auto& gpu : gpus) {
     cudaSetDevice(gpu.ordinal);
-    for (auto& s : gpu.sets) {
-      cudaFree(s.send);
-      cudaFree(s.recv);
-    }
+    cudaFree(gpu.pool);
   }
 }
 
@@ -129,6 +113,7 @@ NcclCommunicator::NcclCommunicator(MpiWorld& world, const BackendOptions& option
         "--interleave: another rank cannot switch these NCCL knobs (its line says why)"));
   }
   const std::vector<int> ordinals = choose_devices(world, options);
+  require_free_memory(world, ordinals, options.in_process_knobs.size());
   const int per_process = static_cast<int>(ordinals.size());
   impl_->nranks = world.size() * per_process;
   for (int i = 0; i < per_process; ++i) {
@@ -142,7 +127,7 @@ NcclCommunicator::NcclCommunicator(MpiWorld& world, const BackendOptions& option
     cudaDeviceProp prop{};
     COLLTUNE_CUDA_CHECK(cudaGetDeviceProperties(&prop, gpu.ordinal));
     char bus[32] = "";
-    cudaDeviceGetPCIBusId(bus, sizeof(bus), gpu.ordinal);
+    COLLTUNE_CUDA_CHECK(cudaDeviceGetPCIBusId(bus, sizeof(bus), gpu.ordinal));
     gpu.info.bus_id = bus;
     gpu.info.model = fmt::format("{}, {} MiB, sm_{}{}", prop.name, prop.totalGlobalMem >> 20,
                                  prop.major, prop.minor);
@@ -243,8 +228,11 @@ std::optional<std::string> NcclCommunicator::unsupported(const Collective& c) co
     int version = 0;
     ncclGetVersion(&version);
     if (version < NCCL_VERSION(2, 24, 0)) return "fp8 needs NCCL 2.24 or newer at run time";
+    // NCCL builds fp8 reduction kernels for sm_90 and newer only; moving fp8 bytes needs none.
     for (const Gpu& gpu : impl_->gpus) {
-      if (gpu.compute_major < 9) return "fp8 needs a GPU of compute capability 9.0 or newer";
+      if (is_reduction(c.kind) && gpu.compute_major < 9) {
+        return "fp8 reductions need a GPU of compute capability 9.0 or newer";
+      }
     }
   }
   if (c.kind == CollKind::kPingpong && impl_->options.aggregate > 1) {
@@ -271,27 +259,24 @@ std::optional<std::string> NcclCommunicator::unsupported(const Collective& c) co
 }
 
 std::unique_ptr<Buffers> NcclCommunicator::allocate(const Collective& c, std::size_t sets) {
-  const BufferCounts counts = buffer_counts(c, impl_->nranks);
-  const std::size_t elem = element_bytes(c.dtype);
   auto buffers = std::make_unique<DeviceBuffers>();
   buffers->registry = &impl_->live_buffers;
   impl_->live_buffers.insert(buffers.get());
+  buffers->sets = std::max<std::size_t>(sets, 1);
+  buffers->layout = set_layout(c, impl_->nranks);
   for (const Gpu& gpu : impl_->gpus) {
     COLLTUNE_CUDA_CHECK(cudaSetDevice(gpu.ordinal));
     auto& mine = buffers->gpus.emplace_back();
     mine.ordinal = gpu.ordinal;
-    for (std::size_t i = 0; i < std::max<std::size_t>(sets, 1); ++i) {
-      auto& set = mine.sets.emplace_back();
-      if (counts.send > 0) COLLTUNE_CUDA_CHECK(cudaMalloc(&set.send, counts.send * elem));
-      COLLTUNE_CUDA_CHECK(cudaMalloc(&set.recv, std::max<std::size_t>(counts.recv, 1) * elem));
-    }
+    COLLTUNE_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&mine.pool),
+                                   buffers->sets * buffers->layout.stride_bytes));
   }
   return buffers;
 }
 
 void NcclCommunicator::Impl::issue(const Collective& c, DeviceBuffers& buffers, int n,
                                    std::size_t first) {
-  const std::size_t sets = buffers.gpus.front().sets.size();
+  const std::size_t sets = buffers.sets;
   // A ping-pong is two groups: the reply may only leave once the request has arrived.
   const int phases = c.kind == CollKind::kPingpong ? 2 : 1;
   // -m: ops per outer group. Only then an outer group: nested groups merge, and a ping-pong's two
@@ -322,6 +307,8 @@ void NcclCommunicator::Impl::capture(const Collective& c, DeviceBuffers& buffers
     cudaGraphExec_t exec = nullptr;
     COLLTUNE_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
     cudaGraphDestroy(graph);
+    // Uploaded now, or the first timed cudaGraphLaunch would pay for it.
+    COLLTUNE_CUDA_CHECK(cudaGraphUpload(exec, gpus[g].stream));
     buffers.gpus[g].graphs[{n, first}] = exec;
   }
 }
@@ -329,7 +316,7 @@ void NcclCommunicator::Impl::capture(const Collective& c, DeviceBuffers& buffers
 void NcclCommunicator::prepare(const Collective& c, Buffers& buffers, int n, int batches) {
   if (!impl_->options.graph) return;
   auto& device = static_cast<DeviceBuffers&>(buffers);
-  const std::size_t sets = device.gpus.front().sets.size();
+  const std::size_t sets = device.sets;
   std::size_t first = device.next;
   for (int b = 0; b < batches; ++b) {
     if (device.gpus.front().graphs.count({n, first}) != 0) break;  // the rotation came round
@@ -341,7 +328,7 @@ void NcclCommunicator::prepare(const Collective& c, Buffers& buffers, int n, int
 void NcclCommunicator::launch(const Collective& c, Buffers& buffers, int n) {
   auto& device = static_cast<DeviceBuffers&>(buffers);
   const std::size_t first = device.next;
-  device.next = (first + static_cast<std::size_t>(n)) % device.gpus.front().sets.size();
+  device.next = (first + static_cast<std::size_t>(n)) % device.sets;
   auto& graphs = device.gpus.front().graphs;
   if (graphs.find({n, first}) == graphs.end()) {
     impl_->issue(c, device, n, first);  // no -G, or not prepared (warm-up): eager

@@ -11,8 +11,7 @@ void NcclCommunicator::Impl::enqueue_all(const Collective& c, DeviceBuffers& buf
                                          std::size_t set, int phase) {
   COLLTUNE_NCCL_CHECK(ncclGroupStart());
   for (std::size_t g = 0; g < gpus.size(); ++g) {
-    const auto& s = buffers.gpus[g].sets[set];
-    enqueue(gpus[g], c, s.send, s.recv, phase);
+    enqueue(gpus[g], c, buffers.send(g, set), buffers.recv(g, set), phase);
   }
   end_group();
 }
@@ -111,12 +110,13 @@ void NcclCommunicator::fill(const Collective& c, Buffers& buffers, const Pattern
   const BufferCounts counts = buffer_counts(c, n);
   for (std::size_t g = 0; g < impl_->gpus.size(); ++g) {
     const Gpu& gpu = impl_->gpus[g];
-    auto& set = device.gpus[g].sets[0];
+    char* const send = device.send(g, 0);
+    char* const recv = device.recv(g, 0);
     COLLTUNE_CUDA_CHECK(cudaSetDevice(gpu.ordinal));
     COLLTUNE_CUDA_CHECK(
-        cudaMemsetAsync(set.recv, 0xFF, counts.recv * element_bytes(c.dtype), gpu.stream));
+        cudaMemsetAsync(recv, 0xFF, counts.recv * element_bytes(c.dtype), gpu.stream));
     for (const Block& b : input_blocks(c, n, gpu.rank)) {
-      device_fill(c.dtype, element_at(b.in_recv ? set.recv : set.send, b.offset, c.dtype), b.count,
+      device_fill(c.dtype, element_at(b.in_recv ? recv : send, b.offset, c.dtype), b.count,
                   p.params(), b.source_rank, b.first_index, gpu.stream);
     }
   }
@@ -132,12 +132,12 @@ std::uint64_t NcclCommunicator::check(const Collective& c, Buffers& buffers, con
   std::uint64_t total = 0;
   for (std::size_t g = 0; g < impl_->gpus.size(); ++g) {
     const Gpu& gpu = impl_->gpus[g];
-    auto& set = device.gpus[g].sets[0];
+    char* const recv = device.recv(g, 0);
     COLLTUNE_CUDA_CHECK(cudaSetDevice(gpu.ordinal));
     // In place, NCCL's reduce_scatter leaves each rank's block where it was in the input.
     char* out = c.kind == CollKind::kReduceScatter && c.in_place
-                    ? element_at(set.recv, gpu.rank * c.count, c.dtype)
-                    : static_cast<char*>(set.recv);
+                    ? element_at(recv, gpu.rank * c.count, c.dtype)
+                    : recv;
     if (corrupt_one && gpu.rank == corrupt_rank && c.count > 0) {
       unsigned char byte = 0;
       COLLTUNE_CUDA_CHECK(cudaMemcpy(&byte, out, 1, cudaMemcpyDeviceToHost));

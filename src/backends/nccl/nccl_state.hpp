@@ -14,6 +14,7 @@
 
 #include "backends/nccl/nccl_communicator.hpp"
 #include "core/errors.hpp"
+#include "core/validation.hpp"
 
 #define COLLTUNE_CUDA_CHECK(call)                                                 \
   do {                                                                            \
@@ -49,20 +50,20 @@ struct Gpu {
   DeviceInfo info;
 };
 
+// `sets` buffer sets per GPU in one allocation, laid out by set_layout (one cudaMalloc however
+// many sets --cache cold rotates through).
 class DeviceBuffers : public Buffers {
  public:
-  struct Set {
-    void* send = nullptr;
-    void* recv = nullptr;
-  };
   struct PerGpu {
-    int ordinal = 0;  // the GPU the sets live on
-    std::vector<Set> sets;
+    int ordinal = 0;       // the GPU the pool lives on
+    char* pool = nullptr;  // sets x layout.stride_bytes
     // Captured graphs by (ops, first set): replayed instead of re-issuing the calls (-G).
     std::map<std::pair<int, std::size_t>, cudaGraphExec_t> graphs;
   };
   std::vector<PerGpu> gpus;  // in the order of NcclCommunicator::Impl::gpus
-  std::size_t next = 0;      // the set the next op uses, on every GPU alike
+  std::size_t sets = 1;
+  SetLayout layout;
+  std::size_t next = 0;  // the set the next op uses, on every GPU alike
   // The communicator's list of live buffers, which abort_all() reaches through; null once the
   // communicator is gone.
   std::set<DeviceBuffers*>* registry = nullptr;
@@ -71,6 +72,13 @@ class DeviceBuffers : public Buffers {
   // communicator (init.cc, commDestroySync), so they must go first.
   void destroy_graphs();
   ~DeviceBuffers() override;
+
+  char* send(std::size_t gpu, std::size_t set) const {
+    return gpus[gpu].pool + set * layout.stride_bytes;
+  }
+  char* recv(std::size_t gpu, std::size_t set) const {
+    return send(gpu, set) + layout.recv_offset_bytes;
+  }
 };
 
 struct NcclCommunicator::Impl {

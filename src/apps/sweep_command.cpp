@@ -90,11 +90,30 @@ void print_dry_run(const SweepSpec& spec, const std::vector<Point>& points,
 
 // The GPU default on `gpus` GPUs where asked for, or where a GPU is visible and the NCCL
 // backend is built; the Open MPI default otherwise.
+// One GPU is one rank, and a one-rank communicator takes NCCL's one-rank path, which never reads
+// NCCL_ALGO or NCCL_PROTO: the GPU default would measure one thing seven times.
 std::string builtin_default_spec(int gpus) {
+  const auto built = built_backends();
+  const bool mpi_built = std::find(built.begin(), built.end(), "mpi") != built.end();
+  constexpr const char* kOneRank =
+      "NCCL never reads NCCL_ALGO or NCCL_PROTO on a one-rank communicator (its one-rank path "
+      "copies), so the GPU default needs two GPUs";
+  if (gpus == 1)
+    throw ConfigError(fmt::format("--gpus: 1; allowed: 0, or 2 or more: {}", kOneRank));
   if (gpus < 0) {
-    const auto built = built_backends();
     const bool nccl = std::find(built.begin(), built.end(), "nccl") != built.end();
     gpus = nccl ? visible_gpu_count() : 0;
+    if (gpus == 1) {
+      if (!mpi_built) {
+        throw ConfigError(
+            fmt::format("spec: none given and one GPU visible; allowed: a spec "
+                        "file, or a host with two GPUs: {}",
+                        kOneRank));
+      }
+      fmt::print(stderr, "colltune sweep: one GPU visible; {}: the Open MPI default runs\n",
+                 kOneRank);
+      gpus = 0;
+    }
   }
   if (gpus == 0) return kDefaultSpecYaml;
   std::string text = kDefaultGpuSpecYaml;
@@ -114,10 +133,11 @@ usage: colltune sweep [SPEC.yaml] [options]
 
   SPEC.yaml          the sweep (configs/annotated.yaml documents every key); without one, a
                      built-in default runs: NCCL's algorithms and protocols on every local GPU
-                     (configs/default-gpu.yaml) where a GPU is visible and the NCCL backend is
-                     built, Open MPI's coll/tuned algorithms (configs/default.yaml) elsewhere
-  --gpus N           built-in default only: N > 0 picks the GPU one with N GPUs, 0 the Open
-                     MPI one (default: the GPUs the CUDA runtime sees)
+                     (configs/default-gpu.yaml) where two or more GPUs are visible and the NCCL
+                     backend is built, Open MPI's coll/tuned algorithms (configs/default.yaml) elsewhere
+  --gpus N           built-in default only: N >= 2 picks the GPU one with N GPUs, 0 the Open
+                     MPI one (default: the GPUs the CUDA runtime sees; with one, the Open MPI
+                     one, as NCCL never reads NCCL_ALGO/NCCL_PROTO on one rank)
   --dry-run          print every launch (environment and argv), run nothing
   --resume DIR       continue the sweep stored in DIR (results/<sweep-id>): runs only the
                      launches that are not done, with the spec stored there

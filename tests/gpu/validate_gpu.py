@@ -1,6 +1,7 @@
 """On a GPU (label gpu): every collective x dtype x op (avg, half, bfloat16 and fp8 included)
 validates with #wrong 0 through NCCL, with and without -G, and on a non-blocking communicator;
---interleave NCCL_ALGO tells NCCL each value at its own communicator's init; a corrupted element
+--interleave NCCL_ALGO tells NCCL each value at its own communicator's init and NCCL chooses it
+(its TUNING lines; needs two GPUs, one rank never reads NCCL_ALGO); a corrupted element
 is caught; with two or more GPUs, -g 2 drives them from one process and validates alike, and
 mpirun -np 2 (where the host has it) over MPI; on one GPU it prints which checks it could not
 make. Runs colltune without a launcher (single-process mode), so it needs no MPI. Skipped (77)
@@ -9,6 +10,7 @@ With two GPUs and mpirun it also runs the NCCL timeout path (a rank that never j
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -110,7 +112,8 @@ else:
     proc = subprocess.run([args.colltune, "run", "--backend", "nccl", "--coll", "allreduce", "-b", "1M",
                            "-e", "1M", "-n", "5", "--repetitions", "3", "--json", out, "--interleave",
                            "NCCL_ALGO=Ring,Tree,default", "-g", "2"],
-                          env=dict(env, NCCL_DEBUG="INFO", NCCL_DEBUG_SUBSYS="ENV", NCCL_PROTO="Simple"),
+                          env=dict(env, NCCL_DEBUG="INFO", NCCL_DEBUG_SUBSYS="ENV,TUNING",
+                                   NCCL_PROTO="Simple"),
                           capture_output=True, text=True, timeout=300)
     log = proc.stdout + proc.stderr
     check(proc.returncode == 0, f"--interleave NCCL_ALGO: exit {proc.returncode}: {proc.stderr[-800:]}")
@@ -118,6 +121,19 @@ else:
             if "NCCL_ALGO set by environment to" in line]
     # In order, once per init or more (NCCL may log it from more than one place); none for default.
     check(list(dict.fromkeys(told)) == ["Ring", "Tree"], f"--interleave NCCL_ALGO: NCCL was told {told}")
+    # What NCCL chose, from its TUNING lines (rank 0 of each communicator, every op), in the
+    # forms NCCL has printed: "AllReduce: 1048576 Bytes -> Algo RING proto SIMPLE ..." (2.2x),
+    # "... Bytes -> Algo 1 proto 2 ..." (older, numeric: 0 Tree, 1 Ring) and "Best tuning,
+    # algorithm, RING, protocol, SIMPLE" (newer). Told is not chosen: both must appear.
+    numeric = {"0": "TREE", "1": "RING", "2": "COLLNET_DIRECT", "3": "COLLNET_CHAIN", "4": "NVLS",
+               "5": "NVLS_TREE", "6": "PAT"}
+    pairs = re.findall(r"Bytes -> Algo (\w+) proto|Best tuning, algorithm, (\w+),", log)
+    chosen = [numeric.get(name, name.upper()) for pair in pairs for name in pair if name]
+    check({"RING", "TREE"} <= set(chosen),
+          f"--interleave NCCL_ALGO=Ring,Tree,default: NCCL's TUNING lines chose {sorted(set(chosen))}"
+          f" ({len(chosen)} lines); each of Ring and Tree must be chosen by its communicator")
+    print(f"--interleave NCCL_ALGO: NCCL chose {dict((a, chosen.count(a)) for a in set(chosen))} "
+          "over the run (TUNING lines)")
     if os.path.exists(out):
         records = [json.loads(line) for line in open(out)]
         knobs = sorted(r["in_process_knobs"]["NCCL_ALGO"] for r in records)

@@ -46,6 +46,10 @@ check(not any("NCCL_ALGO=" in l and "NCCL_PROTO=" in l for l in launches), "two 
 check(sum("NCCL_ALGO=Tree " in l for l in launches) == 3, "NCCL_ALGO=Tree is not swept 3 rounds")
 code, stdout, _ = h.run_sweep(args, "--gpus", "0", "--dry-run")
 check(code == 0 and stdout.count("# [") == 46 and "nccl" not in stdout, "--gpus 0: not the MPI default")
+# One GPU is one rank, where NCCL never reads NCCL_ALGO / NCCL_PROTO: refused, naming why.
+code, stdout, stderr = h.run_sweep(args, "--gpus", "1", "--dry-run")
+check(code == 2 and "--gpus: 1; allowed: 0, or 2 or more" in stderr and "one-rank" in stderr
+      and "# [" not in stdout, f"--gpus 1: exit {code}, {stderr}")
 code, _, stderr = h.run_sweep(args, spec, "--gpus", "2", "--dry-run")
 check(code == 2 and "--gpus: picks a built-in default" in stderr, f"--gpus with a spec: {stderr}")
 

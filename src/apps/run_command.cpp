@@ -90,6 +90,10 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
   const RunContext context = gather_context(world, *comms.front(), options,
                                             std::vector<std::string>(*argv, *argv + *argc));
   for (auto& r : reporters) r->begin(context);
+  if (world.rank() == 0) {
+    for (const std::string& note : options.notes)
+      std::fprintf(stderr, "colltune: %s\n", note.c_str());
+  }
 
   const double timeout_seconds = options.timeout_seconds;
   Watchdog watchdog([&](const std::string& what) {

@@ -9,6 +9,7 @@
 
 #include "core/bandwidth.hpp"
 #include "core/collective.hpp"
+#include "core/race.hpp"
 #include "core/stats.hpp"
 
 namespace colltune {
@@ -32,6 +33,9 @@ struct Measurement {
   std::optional<std::uint64_t> wrong;   // summed over ranks; nullopt when not checked
   int ops_per_sample = 0;
   std::size_t buffer_sets = 1;  // >1 when rotating for cold cache
+  // Racing (--interleave, --race on): how this setting's sampling ended, after which turn.
+  RaceOutcome race = RaceOutcome::kNotRaced;
+  int race_turn = 0;
   // --interleave: the knobs (OMPI_MCA_<name> -> value) its communicator was created under;
   // empty when the run measured one configuration.
   std::map<std::string, std::string> in_process_knobs;

@@ -110,10 +110,18 @@ void ConsoleReporter::print_row(const std::optional<Measurement>& oop,
   for (const auto& [knob, value] : any.in_process_knobs) {
     knobs.push_back(fmt::format("{}={}", parameter_name(knob), value));
   }
-  fmt::print(out_, " {:>11} {:>13} {:>9} {:>7} {:>6}  {}   {}{}{}\n", any.bytes,
+  // Racing: how each half's sampling ended ("eliminated@8": after turn 8).
+  std::vector<std::string> races;
+  for (const auto* m : {oop ? &*oop : nullptr, ip ? &*ip : nullptr}) {
+    if (m != nullptr && m->race != RaceOutcome::kNotRaced) {
+      races.push_back(fmt::format("{}@{}", name(m->race), m->race_turn));
+    }
+  }
+  fmt::print(out_, " {:>11} {:>13} {:>9} {:>7} {:>6}  {}   {}{}{}{}\n", any.bytes,
              any.bytes / element_bytes(any.coll.dtype), name(any.coll.dtype), name(any.coll.op),
              root_text(any.coll), half(oop), half(ip), flag ? " ~" : "",
-             knobs.empty() ? "" : fmt::format("  [{}]", fmt::join(knobs, " ")));
+             knobs.empty() ? "" : fmt::format("  [{}]", fmt::join(knobs, " ")),
+             races.empty() ? "" : fmt::format(" race {}", fmt::join(races, "/")));
   std::fflush(out_);
 }
 

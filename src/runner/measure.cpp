@@ -1,6 +1,7 @@
 #include "runner/measure.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <thread>
 
@@ -88,22 +89,49 @@ Measurer::Measurer(Communicator& comm, const MpiWorld& world, const Collective& 
   if (world.rank() == policy.hang_rank) {
     for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
   }
-  comm.launch(c, *buffers_, policy.warmup_iters);
+  // Adaptive: one op first, so that no calibration batch times a connection being set up.
+  comm.launch(c, *buffers_, policy.adaptive_iters ? 1 : policy.warmup_iters);
   wait_for(comm, policy);
-  const bool batch = policy.timing == TimingMode::kBatch;
-  comm.prepare(c, *buffers_, batch ? policy.iters : 1,
-               batch ? policy.repetitions : policy.repetitions * policy.iters);
-  m_.samples_seconds.reserve(static_cast<std::size_t>(policy.repetitions));
+  if (!policy.adaptive_iters) start(policy.iters);
 }
 
-void Measurer::take_sample() {
+double Measurer::calibrate() {
+  if (m_.skipped) return 0;
+  RunPolicy trial = policy_;
+  for (int ops = 1;;) {
+    trial.iters = ops;
+    std::vector<double> seconds{timed_batch(comm_, world_, m_.coll, *buffers_, trial)};
+    world_.max_over_ranks(seconds);  // every rank grows the batch alike
+    const double batch_seconds = seconds[0] * ops;
+    if (batch_seconds >= policy_.min_sample_seconds || ops >= kMaxAdaptiveIters) return seconds[0];
+    // Towards the target, at most tenfold a step (as Google Benchmark grows its iterations).
+    const double wanted = policy_.min_sample_seconds * 1.2 / std::max(batch_seconds, 1e-9);
+    ops =
+        static_cast<int>(std::min<double>(kMaxAdaptiveIters, ops * std::clamp(wanted, 2.0, 10.0)));
+  }
+}
+
+void Measurer::start(int iters) {
   if (m_.skipped) return;
+  policy_.iters = iters;
+  m_.ops_per_sample = iters;
+  const bool batch = policy_.timing == TimingMode::kBatch;
+  comm_.prepare(m_.coll, *buffers_, batch ? iters : 1,
+                batch ? policy_.repetitions : policy_.repetitions * iters);
+  m_.samples_seconds.reserve(static_cast<std::size_t>(policy_.repetitions));
+}
+
+double Measurer::take_sample() {
+  if (m_.skipped) return 0;
   m_.samples_seconds.push_back(
       op_seconds(m_.coll, timed_batch(comm_, world_, m_.coll, *buffers_, policy_)));
+  return m_.samples_seconds.back();
 }
 
-Measurement Measurer::finish() {
+Measurement Measurer::finish(RaceEntry race) {
   if (m_.skipped) return m_;
+  m_.race = race.outcome;
+  m_.race_turn = race.turn;
   const Collective& c = m_.coll;
   // One reduction after timing, so no sample waits on another's bookkeeping.
   world_.max_over_ranks(m_.samples_seconds);
@@ -127,12 +155,50 @@ Measurement Measurer::finish() {
   return m_;
 }
 
+int adaptive_iters_for(double op_seconds, const RunPolicy& policy) {
+  if (!(op_seconds > 0)) return kMaxAdaptiveIters;
+  const double ops = std::ceil(policy.min_sample_seconds / op_seconds);
+  return static_cast<int>(std::clamp(ops, 1.0, static_cast<double>(kMaxAdaptiveIters)));
+}
+
 Measurement measure(Communicator& comm, const MpiWorld& world, const Collective& c,
                     const RunPolicy& policy) {
   Measurer measurer(comm, world, c, policy);
+  if (policy.adaptive_iters) measurer.start(adaptive_iters_for(measurer.calibrate(), policy));
   for (int r = 0; r < policy.repetitions; ++r) measurer.take_sample();
   return measurer.finish();
 }
+
+namespace {
+
+// Turns until every setting is decided or the budget is spent; only undecided settings sample.
+// Decisions come from the max over ranks of each turn's samples, so every rank takes them alike
+// and no rank skips a collective another runs.
+std::vector<RaceEntry> race(std::vector<std::unique_ptr<Measurer>>& measurers,
+                            const MpiWorld& world, const RunPolicy& policy) {
+  RaceConfig config = policy.race_config;
+  config.max_turns = policy.repetitions;
+  std::vector<RaceEntry> entries(measurers.size());
+  std::vector<std::vector<double>> taken(measurers.size());
+  for (std::size_t s = 0; s < measurers.size(); ++s) {
+    if (measurers[s]->skipped()) entries[s].outcome = RaceOutcome::kNotRaced;
+  }
+  for (int turn = 1; turn <= config.max_turns; ++turn) {
+    std::vector<std::size_t> racing;
+    std::vector<double> seconds;
+    for (std::size_t s = 0; s < measurers.size(); ++s) {
+      if (entries[s].outcome != RaceOutcome::kRacing) continue;
+      racing.push_back(s);
+      seconds.push_back(measurers[s]->take_sample());
+    }
+    world.max_over_ranks(seconds);
+    for (std::size_t i = 0; i < racing.size(); ++i) taken[racing[i]].push_back(seconds[i]);
+    if (race_step(taken, entries, turn, config)) break;
+  }
+  return entries;
+}
+
+}  // namespace
 
 std::vector<Measurement> measure_interleaved(const std::vector<Communicator*>& comms,
                                              const MpiWorld& world, const Collective& c,
@@ -148,12 +214,29 @@ std::vector<Measurement> measure_interleaved(const std::vector<Communicator*>& c
   for (Communicator* comm : comms) {
     measurers.push_back(std::make_unique<Measurer>(*comm, world, c, policy, shared.get()));
   }
-  // Samples in turns (A B C, A B C): drift over the run then hits every communicator alike.
-  for (int r = 0; r < policy.repetitions; ++r) {
-    for (auto& measurer : measurers) measurer->take_sample();
+  if (policy.adaptive_iters) {
+    // One op count for all, from the fastest: every sample lasts at least the target.
+    double fastest = 0;
+    for (auto& m : measurers) {
+      const double seconds = m->calibrate();
+      if (!m->skipped() && (fastest == 0 || seconds < fastest)) fastest = seconds;
+    }
+    for (auto& m : measurers) m->start(adaptive_iters_for(fastest, policy));
+  }
+  const auto measured = std::count_if(measurers.begin(), measurers.end(),
+                                      [](const auto& m) { return !m->skipped(); });
+  std::vector<RaceEntry> entries(measurers.size(), RaceEntry{RaceOutcome::kNotRaced, 0});
+  if (policy.race && measured >= 2) {
+    entries = race(measurers, world, policy);
+  } else {
+    // Samples in turns (A B C, A B C): drift over the run then hits every communicator alike.
+    for (int r = 0; r < policy.repetitions; ++r) {
+      for (auto& measurer : measurers) measurer->take_sample();
+    }
   }
   std::vector<Measurement> out;
-  for (auto& measurer : measurers) out.push_back(measurer->finish());
+  for (std::size_t s = 0; s < measurers.size(); ++s)
+    out.push_back(measurers[s]->finish(entries[s]));
   return out;
 }
 

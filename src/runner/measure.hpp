@@ -11,6 +11,7 @@
 #include "comm/communicator.hpp"
 #include "comm/mpi_world.hpp"
 #include "core/measurement.hpp"
+#include "core/race.hpp"
 
 namespace colltune {
 
@@ -22,6 +23,14 @@ struct RunPolicy {
   TimingMode timing = TimingMode::kBatch;
   CacheMode cache = CacheMode::kWarm;
   std::uint64_t cold_footprint_bytes = 128ULL << 20;  // buffer bytes to rotate through when cold
+  // Ops per sample adapt to the size: as many as fill min_sample_seconds, found by a calibration
+  // that is also the warm-up (warmup_iters is not used then); otherwise `iters`.
+  bool adaptive_iters = false;
+  double min_sample_seconds = 1e-3;
+  // measure_interleaved: settings stop being sampled once decided (core/race.hpp); the budget
+  // is `repetitions` turns (race_config.max_turns is set from it).
+  bool race = false;
+  RaceConfig race_config;
   std::chrono::milliseconds sync_timeout{300'000};
   // Called after every wait for launched work returns (warm-up, each op or batch, each check):
   // the caller's watchdog counts a hang from the last progress, so the backend's own timeout
@@ -36,6 +45,12 @@ struct RunPolicy {
   double delay_seconds = 0;
 };
 
+// The most ops one adaptive sample takes, however fast an op is.
+inline constexpr int kMaxAdaptiveIters = 100000;
+
+// Ops per sample that make one sample last policy.min_sample_seconds at `op_seconds` an op.
+int adaptive_iters_for(double op_seconds, const RunPolicy& policy);
+
 // Buffer sets of `set_stride_bytes` (set_layout) to rotate through so that a cycle spans
 // policy.cold_footprint_bytes; 1 with --cache warm.
 std::size_t rotation_sets(std::uint64_t set_stride_bytes, const RunPolicy& policy);
@@ -46,15 +61,23 @@ class Measurer {
  public:
   // Allocates (or uses `shared`, which must outlive it), warms up and prepares (-G), unless
   // comm.unsupported(c) makes it a skip.
+  // With policy.adaptive_iters it only warms up with one op: calibrate() and start() follow.
   Measurer(Communicator& comm, const MpiWorld& world, const Collective& c, const RunPolicy& policy,
            Buffers* shared = nullptr);
-  void take_sample();    // one timed batch: one op's time, this rank's view
-  Measurement finish();  // max over ranks, statistics, validation rounds; call once
+  bool skipped() const { return m_.skipped.has_value(); }
+  // Timed batches of 1, 2, 4 ... ops until one lasts policy.min_sample_seconds: one op's
+  // seconds, max over ranks (the same on every rank). All ranks call it.
+  double calibrate();
+  // Fixes the ops per sample and readies them (-G); after calibrate(). All ranks call it.
+  void start(int iters);
+  double take_sample();  // one timed batch: one op's time, this rank's view (also kept)
+  // Max over ranks, statistics, validation rounds; call once. `race` goes into the record.
+  Measurement finish(RaceEntry race = {RaceOutcome::kNotRaced, 0});
 
  private:
   Communicator& comm_;
   const MpiWorld& world_;
-  const RunPolicy policy_;
+  RunPolicy policy_;
   Measurement m_;
   std::unique_ptr<Buffers> owned_;
   Buffers* buffers_ = nullptr;  // owned_, or the shared set

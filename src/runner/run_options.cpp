@@ -61,6 +61,54 @@ long long parse_integer_flag(const std::string& text, std::string_view flag, lon
   return value;
 }
 
+// A number with its unit, such as "5%" or "0.002" seconds, within [min, max] of that unit.
+double parse_number_flag(std::string text, std::string_view flag, std::string_view unit, double min,
+                         double max) {
+  const std::string given = text;
+  const bool percent = unit == "%";
+  if (percent && !text.empty() && text.back() == '%') text.pop_back();
+  double value = -1;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || (percent && given.back() != '%') ||
+      !(value >= min && value <= max)) {
+    throw ConfigError(fmt::format("{}: '{}' is not allowed; allowed: {}{} to {}{}", flag, given,
+                                  min, unit, max, unit));
+  }
+  return value;
+}
+
+// Racing is on wherever two or more settings are compared (--race off: the fixed budget). Its
+// budget is --repetitions turns (20 unless given); ops per sample adapt unless -n or -m fix them.
+void apply_race_options(RunOptions& o, const std::string& race, const std::string& tie,
+                        const std::string& min_turns, const std::string& sample_seconds,
+                        bool iters_given, bool repetitions_given) {
+  RunPolicy& policy = o.policy;
+  if (race != "on" && race != "off") {
+    throw ConfigError(fmt::format("--race: '{}' is not allowed; allowed: on off", race));
+  }
+  if (!tie.empty()) {
+    policy.race_config.tie_tolerance = parse_number_flag(tie, "--race-tie", "%", 0.5, 50) / 100;
+  }
+  if (!sample_seconds.empty()) {
+    policy.min_sample_seconds =
+        parse_number_flag(sample_seconds, "--min-sample-seconds", " s", 1e-5, 10);
+  }
+  if (race == "off" || o.interleaved.size() < 2) return;  // nothing to race
+  if (!repetitions_given) policy.repetitions = kRaceDefaultTurns;
+  if (!min_turns.empty()) {
+    policy.race_config.min_turns = static_cast<int>(
+        parse_integer_flag(min_turns, "--race-min-turns", kRaceFewestTurns, policy.repetitions));
+  } else if (policy.repetitions < policy.race_config.min_turns) {
+    o.notes.push_back(fmt::format(
+        "racing off: --repetitions {} is below the {} turns a decision needs; every setting "
+        "gets {} samples",
+        policy.repetitions, policy.race_config.min_turns, policy.repetitions));
+    return;
+  }
+  policy.race = true;
+  policy.adaptive_iters = !iters_given && o.backend_options.aggregate == 1;
+}
+
 }  // namespace
 
 RunOptions parse_run_options(const std::vector<std::string>& args) {
@@ -68,7 +116,8 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   CLI::App app("colltune run: measure collectives on the launched ranks", "colltune run");
   app.set_help_flag();  // handled below, so --help prints once and exits 0 on every rank
   std::string min_bytes, max_bytes, step_factor, step_bytes, iters, warmup, root, repetitions,
-      window, timeout, timing = "batch", cache = "warm", in_place = "both";
+      window, timeout, timing = "batch", cache = "warm", in_place = "both", race = "on", race_tie,
+                       race_min_turns, min_sample_seconds;
   std::vector<std::string> colls{"allreduce"}, dtypes{"float"}, ops{"sum"}, check;
   app.add_flag("-h,--help", o.help);
   app.add_option("--backend", o.backend);
@@ -101,6 +150,10 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   std::vector<std::string> interleave, interleave_sets;
   app.add_option("--interleave", interleave)->allow_extra_args(false);
   app.add_option("--interleave-set", interleave_sets)->allow_extra_args(false);
+  app.add_option("--race", race);
+  app.add_option("--race-tie", race_tie);
+  app.add_option("--race-min-turns", race_min_turns);
+  app.add_option("--min-sample-seconds", min_sample_seconds);
   app.add_option("--json", o.json_path);
   app.add_option("--timeout", timeout);
   app.add_flag("--test-corrupt", o.policy.corrupt_one)->group("");
@@ -199,6 +252,8 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
                       : "switches NCCL_ALGO / NCCL_PROTO at each NCCL communicator init",
         kind, o.backend));
   }
+  apply_race_options(o, race, race_tie, race_min_turns, min_sample_seconds, !iters.empty(),
+                     !repetitions.empty());
   if (o.backend == "mpi" && bo.gpus != 1) {
     throw ConfigError(fmt::format(
         "-g/--gpus: {} needs a GPU backend; allowed: 1 with --backend mpi, or --backend nccl",
@@ -278,6 +333,19 @@ Settings side by side in one launch:
                           one setting to measure so, per flag (what colltune sweep passes for
                           a spec's interleave: axes), for list values such as NCCL_ALGO=^Tree,Ring;
                           instead of --interleave
+  --race on|off           with two or more settings, on (default): after --race-min-turns
+                          turns a setting stops being sampled once the 99% interval of its
+                          per-turn time ratio to the best lies above 1 + --race-tie; the rest
+                          end tied when all lie within the tie, undecided when --repetitions
+                          turns (default 20 when racing) are spent. Records say which
+                          (race: won, eliminated, tied, undecided). off: every setting gets
+                          --repetitions samples (default 10)
+  --race-tie PCT          tie tolerance (default 5%; allowed 0.5% to 50%)
+  --race-min-turns N      turns before any decision (default 8, the fewest a 99% interval needs;
+                          allowed 8 to --repetitions)
+  --min-sample-seconds S  racing without -n: ops per sample grow until a sample lasts S
+                          (default 0.001; allowed 1e-05 to 10), found per size by timed batches
+                          of 1, 2, 4 ... ops that are also the warm-up (-w is not used then)
 
   --json FILE             one JSON record per (collective, size, in-place), with raw samples
   --timeout SECONDS       limit on each wait for launched work (warm-up, a sample, a check): NCCL

@@ -103,6 +103,9 @@ nlohmann::json to_json(const Measurement& m) {
       {"samples_seconds", m.samples_seconds},
       {"bus_factor", bus_factor(m.coll.kind, m.nranks)},
       {"in_process_knobs", m.in_process_knobs},
+      {"race", m.race == RaceOutcome::kNotRaced
+                   ? nlohmann::json(nullptr)
+                   : nlohmann::json{{"outcome", name(m.race)}, {"turn", m.race_turn}}},
   };
   if (!m.skipped) {
     j["stats_seconds"] = {{"n", s.n},
@@ -165,6 +168,16 @@ Record record_from_json(const nlohmann::json& j, const std::string& where) {
     if (!factor.is_number()) bad(where, "bus_factor", factor.dump(), "a number");
     r.bus_factor = factor.get<double>();
     r.in_process_knobs = j.value("in_process_knobs", std::map<std::string, std::string>{});
+    if (j.contains("race") && !j.at("race").is_null()) {
+      const auto& race = j.at("race");
+      const std::string outcome = race.at("outcome").get<std::string>();
+      const auto parsed = parse_race_outcome(outcome);
+      if (!parsed || *parsed == RaceOutcome::kNotRaced || *parsed == RaceOutcome::kRacing) {
+        bad(where, "race.outcome", outcome, "won eliminated tied undecided");
+      }
+      r.race = *parsed;
+      r.race_turn = int_field(race, "turn", where, 1, 1'000'000);
+    }
   } catch (const nlohmann::json::exception& e) {
     throw ConfigError(fmt::format("{}: not a colltune record ({})", where, e.what()));
   }

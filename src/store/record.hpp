@@ -10,6 +10,7 @@
 
 #include "core/collective.hpp"
 #include "core/measurement.hpp"
+#include "core/race.hpp"
 
 namespace colltune {
 
@@ -42,6 +43,8 @@ struct Record {
   double algbw_bytes = 0;  // bytes per op for algbw (window included for bw and bibw)
   double bus_factor = 1;
   std::map<std::string, std::string> in_process_knobs;  // --interleave: its setting
+  RaceOutcome race = RaceOutcome::kNotRaced;            // how a raced setting's sampling ended
+  int race_turn = 0;                                    // after which turn
 };
 
 // Reads one JSONL record and range-checks it (check_record). Throws ConfigError

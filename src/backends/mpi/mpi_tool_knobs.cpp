@@ -17,11 +17,16 @@ void check_tool(int rc, std::string_view call, std::string_view name) {
     throw MpiError(fmt::format("{}({}) failed: MPI_T error {}", call, name, rc));
 }
 
-// MPI_T_init_thread and MPI_T_finalize around the writes; handles live only inside.
+// MPI_T_init_thread and MPI_T_finalize around the writes; handles live only inside. The first
+// session's init is never finalized: Open MPI tears its variable system down at the last
+// MPI_T_finalize and rebuilds it at the next init (about 0.2 s each, per interleaved setting),
+// while nested inits only count.
 class ToolSession {
  public:
   ToolSession() {
     int provided = 0;
+    static const int kept_open = MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
+    check_tool(kept_open, "MPI_T_init_thread", "");
     check_tool(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided), "MPI_T_init_thread", "");
   }
   ~ToolSession() { MPI_T_finalize(); }

@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""What racing buys: two independent repeats of `colltune run --interleave
+coll_tuned_allreduce_algorithm=1,...,6 -b 8 -e 16M -f 2` at np 2 and np 4, once racing (the
+default) and once with the fixed budget (--race off -n 20 --repetitions 10). Prints the wall time
+of each repeat (both rank counts), how many (np, size) cells the two repeats recommend the same
+algorithm for, and the regret of the first repeat's recommendation measured in the second: its
+median time there over the second repeat's best median. A recommendation is what `colltune tune`
+would take: the setting that won; among tied settings the launch default where it is tied, else
+the fastest of them; among undecided ones the fastest; never an eliminated one. The repeats of
+the two methods alternate (race, fixed, race, fixed), so drift hits both alike."""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import tempfile
+import time
+
+
+def parse_args():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--colltune", required=True)
+    parser.add_argument("--nps", default="2,4")
+    parser.add_argument("--algorithms", default="1,2,3,4,5,6")
+    parser.add_argument("--max-bytes", default="16M")
+    parser.add_argument("--race-args", default="", help="extra flags for the racing runs")
+    parser.add_argument("--race-only", action="store_true", help="skip the fixed budget runs")
+    return parser.parse_args()
+
+
+def one_run(args, np, extra):
+    env = dict(os.environ, OMPI_MCA_coll_tuned_use_dynamic_rules="1")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "r.jsonl")
+        subprocess.run(["mpirun", "--oversubscribe", "-np", str(np), args.colltune, "run",
+                        "--interleave", f"coll_tuned_allreduce_algorithm={args.algorithms}",
+                        "-b", "8", "-e", args.max_bytes, "-f", "2", "--in-place", "never",
+                        "-c", "0", "--json", out] + extra,
+                       env=env, check=True, capture_output=True)
+        return [json.loads(line) for line in open(out)]
+
+
+def repeat(args, extra):
+    """{(np, bytes): {algorithm: (median seconds, race outcome or None)}} and the wall time."""
+    cells = {}
+    start = time.monotonic()
+    for np in (int(n) for n in args.nps.split(",")):
+        for r in one_run(args, np, extra):
+            algorithm = r["in_process_knobs"]["OMPI_MCA_coll_tuned_allreduce_algorithm"]
+            outcome = r["race"]["outcome"] if r.get("race") else None
+            cells.setdefault((np, r["bytes"]), {})[algorithm] = (r["stats_seconds"]["median"],
+                                                                 outcome)
+    return cells, time.monotonic() - start
+
+
+def recommend(cell):
+    by_outcome = {}
+    for algorithm, (median, outcome) in cell.items():
+        by_outcome.setdefault(outcome, []).append((median, algorithm))
+    for outcome in ("won", "tied", "undecided", None):
+        if outcome in by_outcome:
+            candidates = by_outcome[outcome]
+            if outcome == "tied" and any(a == "default" for _, a in candidates):
+                return "default"
+            return min(candidates)[1]
+    raise ValueError(f"no recommendable setting in {cell}")
+
+
+def quality(first, second):
+    agree, regrets = 0, []
+    for key in sorted(first):
+        pick = recommend(first[key])
+        agree += pick == recommend(second[key])
+        best = min(median for median, _ in second[key].values())
+        regrets.append(second[key][pick][0] / best)
+    return agree, regrets
+
+
+def main():
+    args = parse_args()
+    methods = {"racing (default)": args.race_args.split(),
+               "fixed budget (--race off -n 20 --repetitions 10)":
+                   ["--race", "off", "-n", "20", "--repetitions", "10"]}
+    if args.race_only:
+        del methods["fixed budget (--race off -n 20 --repetitions 10)"]
+    runs = {name: [] for name in methods}
+    for _ in range(2):
+        for name, extra in methods.items():
+            runs[name].append(repeat(args, extra))
+    print(f"allreduce, coll_tuned algorithms {args.algorithms}, 8 B to {args.max_bytes} factor 2, "
+          f"np {args.nps}; two repeats each, alternating")
+    for name, ((first, t1), (second, t2)) in runs.items():
+        agree, regrets = quality(first, second)
+        regrets.sort()
+        p90 = regrets[min(len(regrets) - 1, int(0.9 * len(regrets)))]
+        outcomes = {}
+        for cell in first.values():
+            for _, outcome in cell.values():
+                outcomes[outcome] = outcomes.get(outcome, 0) + 1
+        print(f"{name}: wall {t1:.1f} s and {t2:.1f} s per repeat; winner agreed in {agree} of "
+              f"{len(first)} cells; regret of repeat 1's pick in repeat 2: median "
+              f"{statistics.median(regrets):.3f}x, p90 {p90:.3f}x, worst {regrets[-1]:.3f}x")
+        if None not in outcomes:
+            print(f"  repeat 1 outcomes over settings x cells: {outcomes}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,129 @@
+#include "core/race.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "core/stats.hpp"
+
+namespace colltune {
+namespace {
+
+// P(X <= k) for X ~ Binomial(n, 1/2), summed exactly in doubles (n is a turn count).
+double binomial_half_cdf(std::size_t n, std::size_t k) {
+  double term = std::pow(0.5, static_cast<double>(n));  // C(n, 0) / 2^n
+  double sum = term;
+  for (std::size_t i = 1; i <= k; ++i) {
+    term *= static_cast<double>(n - i + 1) / static_cast<double>(i);
+    sum += term;
+  }
+  return sum;
+}
+
+double median_of(std::vector<double> values) { return summarize(std::move(values)).median; }
+
+}  // namespace
+
+std::string_view name(RaceOutcome outcome) {
+  switch (outcome) {
+    case RaceOutcome::kNotRaced:
+      return "not_raced";
+    case RaceOutcome::kRacing:
+      return "racing";
+    case RaceOutcome::kWon:
+      return "won";
+    case RaceOutcome::kEliminated:
+      return "eliminated";
+    case RaceOutcome::kTied:
+      return "tied";
+    case RaceOutcome::kUndecided:
+      return "undecided";
+  }
+  return "?";
+}
+
+std::optional<RaceOutcome> parse_race_outcome(std::string_view text) {
+  for (RaceOutcome o : {RaceOutcome::kNotRaced, RaceOutcome::kRacing, RaceOutcome::kWon,
+                        RaceOutcome::kEliminated, RaceOutcome::kTied, RaceOutcome::kUndecided}) {
+    if (name(o) == text) return o;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::pair<double, double>> median_interval(std::vector<double> values,
+                                                         double confidence) {
+  const std::size_t n = values.size();
+  // The largest k with P(X <= k - 1) <= (1 - confidence) / 2: [x_(k), x_(n-k+1)] then covers
+  // the median with at least `confidence`.
+  const double tail = (1 - confidence) / 2;
+  std::size_t k = 0;
+  while (k + 1 <= n / 2 && binomial_half_cdf(n, k) <= tail) ++k;
+  if (k == 0) return std::nullopt;
+  std::sort(values.begin(), values.end());
+  return std::make_pair(values[k - 1], values[n - k]);
+}
+
+bool race_step(const std::vector<std::vector<double>>& samples, std::vector<RaceEntry>& entries,
+               int turn, const RaceConfig& config) {
+  if (samples.size() != entries.size()) throw std::logic_error("race_step: sizes differ");
+  std::vector<std::size_t> racing;
+  for (std::size_t s = 0; s < entries.size(); ++s) {
+    if (entries[s].outcome == RaceOutcome::kRacing) racing.push_back(s);
+  }
+  const auto stop = [&](std::size_t s, RaceOutcome outcome) { entries[s] = {outcome, turn}; };
+  if (racing.size() == 1) {
+    stop(racing.front(), RaceOutcome::kWon);
+    return true;
+  }
+  if (racing.empty()) return true;
+  if (turn < config.min_turns) return false;
+
+  // Every setting still racing has samples for turns 1..turn, so turn t pairs them (a block, as
+  // in F-Race: drift during turn t hits all of them alike).
+  const auto recent = [&](std::size_t s) {
+    return std::vector<double>(samples[s].end() - turn, samples[s].end());
+  };
+  std::size_t best = racing.front();
+  double best_median = median_of(recent(best));
+  for (std::size_t s : racing) {
+    const double m = median_of(recent(s));
+    if (m < best_median) best = s, best_median = m;
+  }
+  const double upper = std::log1p(config.tie_tolerance);
+  const std::vector<double> best_samples = recent(best);
+  bool all_tied = true;
+  for (std::size_t s : racing) {
+    if (s == best) continue;
+    const std::vector<double> mine = recent(s);
+    std::vector<double> log_ratios(mine.size());
+    for (std::size_t t = 0; t < mine.size(); ++t) {
+      log_ratios[t] = std::log(mine[t] / best_samples[t]);
+    }
+    const auto interval = median_interval(log_ratios, config.confidence);
+    if (!interval) {
+      all_tied = false;
+      continue;
+    }
+    if (interval->first > upper) {
+      stop(s, RaceOutcome::kEliminated);
+    } else if (interval->second > upper) {
+      all_tied = false;  // it may still be more than the tolerance slower than the best
+    }
+  }
+  std::vector<std::size_t> left;
+  for (std::size_t s : racing) {
+    if (entries[s].outcome == RaceOutcome::kRacing) left.push_back(s);
+  }
+  if (left.size() == 1) {
+    stop(left.front(), RaceOutcome::kWon);
+  } else if (all_tied) {
+    for (std::size_t s : left) stop(s, RaceOutcome::kTied);
+  } else if (turn >= config.max_turns) {
+    for (std::size_t s : left) stop(s, RaceOutcome::kUndecided);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace colltune

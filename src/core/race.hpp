@@ -1,0 +1,57 @@
+#pragma once
+// Racing: settings measured in turns stop being sampled once the answer is known (F-Race's
+// blocking, successive elimination's stopping; method and references: docs/statistics.md).
+// Pure functions: every rank gets the same decisions from the same (max over ranks) samples.
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace colltune {
+
+enum class RaceOutcome {
+  kNotRaced,    // measured to a fixed budget (racing off, or nothing to race)
+  kRacing,      // still sampled
+  kWon,         // the only setting left
+  kEliminated,  // clearly slower than the best at race_turn
+  kTied,        // left with others, all within the tie tolerance of each other
+  kUndecided,   // left with others when the budget ran out, neither separated nor tied
+};
+std::string_view name(RaceOutcome outcome);
+std::optional<RaceOutcome> parse_race_outcome(std::string_view text);
+
+// The fewest turns a 99% interval of a median exists for (2 / 2^8 <= 1%), and the default
+// budget of turns when racing.
+inline constexpr int kRaceFewestTurns = 8;
+inline constexpr int kRaceDefaultTurns = 20;
+
+struct RaceConfig {
+  int min_turns = kRaceFewestTurns;   // no decision before
+  int max_turns = kRaceDefaultTurns;  // the per-size budget
+  double tie_tolerance = 0.05;        // relative: within 5% of the best is tied with it
+  double confidence = 0.99;           // of each paired interval, at every look
+};
+
+struct RaceEntry {
+  RaceOutcome outcome = RaceOutcome::kRacing;
+  int turn = 0;  // the turn sampling stopped after (1-based); 0 while racing
+};
+
+// Interval for the median of `values` at `confidence` from order statistics (the sign test's
+// binomial): exact and distribution-free. nullopt when there are too few values for it.
+std::optional<std::pair<double, double>> median_interval(std::vector<double> values,
+                                                         double confidence);
+
+// After turn `turn` (1-based): `samples[s]` holds setting s's per-op seconds, one per turn it
+// took part in (turn k is element k-1; every setting still racing has `turn` of them). Updates
+// `entries` (same size) and returns true when no setting is racing any more. A setting is
+// eliminated when the interval of its median per-turn ratio to the best (the lowest median)
+// lies above 1 + tie_tolerance; the rest end tied when every such interval lies below
+// 1 + tie_tolerance (none is more than the tolerance slower than the best, so taking any of them
+// costs at most that); at max_turns the rest end undecided. One setting alone has won.
+bool race_step(const std::vector<std::vector<double>>& samples, std::vector<RaceEntry>& entries,
+               int turn, const RaceConfig& config);
+
+}  // namespace colltune

@@ -1,0 +1,139 @@
+#include "core/race.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace colltune {
+namespace {
+
+// Runs a race turn by turn over fixed per-turn times, as measure_interleaved feeds it: a setting
+// stops getting samples once it is decided.
+std::vector<RaceEntry> race(const std::vector<std::vector<double>>& times, const RaceConfig& c,
+                            int* last_turn = nullptr) {
+  std::vector<std::vector<double>> taken(times.size());
+  std::vector<RaceEntry> entries(times.size());
+  for (int turn = 1; turn <= c.max_turns; ++turn) {
+    for (std::size_t s = 0; s < times.size(); ++s) {
+      if (entries[s].outcome == RaceOutcome::kRacing) {
+        taken[s].push_back(times[s][static_cast<std::size_t>(turn - 1)]);
+      }
+    }
+    if (race_step(taken, entries, turn, c)) {
+      if (last_turn) *last_turn = turn;
+      break;
+    }
+  }
+  return entries;
+}
+
+std::vector<double> around(double center, double spread, int n, double phase) {
+  std::vector<double> v;
+  for (int t = 0; t < n; ++t) v.push_back(center * (1 + spread * std::sin(1.7 * t + phase)));
+  return v;
+}
+
+TEST(MedianInterval, OrderStatisticsOfTheSignTest) {
+  std::vector<double> twenty;
+  for (int i = 20; i >= 1; --i) twenty.push_back(i);
+  // Binomial(20, 1/2): P(X <= 5) = 0.0207 <= 0.025 < P(X <= 6) = 0.0577, so the 95% interval
+  // is the 6th to the 15th order statistic (the textbook table for n = 20).
+  const auto i95 = median_interval(twenty, 0.95);
+  ASSERT_TRUE(i95);
+  EXPECT_EQ(i95->first, 6);
+  EXPECT_EQ(i95->second, 15);
+  // Eight values: 2 / 2^8 = 0.0078 <= 0.01, so 99% is [min, max]; seven: 2 / 2^7 = 0.0156 is not.
+  const std::vector<double> eight{3, 1, 4, 1, 5, 9, 2, 6};
+  const auto i99 = median_interval(eight, 0.99);
+  ASSERT_TRUE(i99);
+  EXPECT_EQ(i99->first, 1);
+  EXPECT_EQ(i99->second, 9);
+  EXPECT_FALSE(median_interval({3, 1, 4, 1, 5, 9, 2}, 0.99));
+}
+
+TEST(Race, AClearLoserDropsAtTheFirstLook) {
+  RaceConfig c;
+  int last = 0;
+  const auto e = race({around(1.0, 0.02, 20, 0), around(1.6, 0.02, 20, 1)}, c, &last);
+  EXPECT_EQ(e[1].outcome, RaceOutcome::kEliminated);
+  EXPECT_EQ(e[1].turn, c.min_turns);
+  EXPECT_EQ(e[0].outcome, RaceOutcome::kWon);
+  EXPECT_EQ(last, c.min_turns);
+}
+
+TEST(Race, NothingIsDecidedBeforeTheMinimumTurns) {
+  RaceConfig c;
+  std::vector<std::vector<double>> samples{{1, 1, 1}, {9, 9, 9}};
+  std::vector<RaceEntry> e(2);
+  EXPECT_FALSE(race_step(samples, e, 3, c));
+  EXPECT_EQ(e[1].outcome, RaceOutcome::kRacing);
+}
+
+TEST(Race, EqualSettingsEndTied) {
+  RaceConfig c;
+  int last = 0;
+  // Within 1% of each other turn by turn: inside the 5% tolerance.
+  const auto e = race(
+      {around(1.0, 0.01, 20, 0), around(1.0, 0.01, 20, 2), around(1.0, 0.01, 20, 4)}, c, &last);
+  for (const auto& entry : e) EXPECT_EQ(entry.outcome, RaceOutcome::kTied);
+  EXPECT_EQ(last, c.min_turns);
+}
+
+TEST(Race, ANoisyPairIsUndecidedAtTheBudget) {
+  RaceConfig c;
+  // Turn by turn the second is 25% slower or 20% faster: no interval excludes either side.
+  std::vector<double> a(20, 1.0), b;
+  for (int t = 0; t < 20; ++t) b.push_back(t % 2 ? 1.25 : 0.8);
+  int last = 0;
+  const auto e = race({a, b}, c, &last);
+  EXPECT_EQ(e[0].outcome, RaceOutcome::kUndecided);
+  EXPECT_EQ(e[1].outcome, RaceOutcome::kUndecided);
+  EXPECT_EQ(e[0].turn, c.max_turns);
+  EXPECT_EQ(last, c.max_turns);
+}
+
+TEST(Race, ALoserDropsAndTheRestTie) {
+  RaceConfig c;
+  const auto e =
+      race({around(1.0, 0.01, 20, 0), around(2.0, 0.01, 20, 1), around(1.01, 0.01, 20, 3)}, c);
+  EXPECT_EQ(e[1].outcome, RaceOutcome::kEliminated);
+  EXPECT_EQ(e[0].outcome, RaceOutcome::kTied);
+  EXPECT_EQ(e[2].outcome, RaceOutcome::kTied);
+}
+
+TEST(Race, ASlowdownInsideTheToleranceIsNotAnElimination) {
+  RaceConfig c;
+  c.tie_tolerance = 0.10;
+  // 6% slower every turn: outside a 5% tolerance, inside 10%.
+  const auto e = race({around(1.0, 0.005, 20, 0), around(1.06, 0.005, 20, 0)}, c);
+  EXPECT_EQ(e[1].outcome, RaceOutcome::kTied);
+  c.tie_tolerance = 0.05;
+  const auto strict = race({around(1.0, 0.005, 20, 0), around(1.06, 0.005, 20, 0)}, c);
+  EXPECT_EQ(strict[1].outcome, RaceOutcome::kEliminated);
+}
+
+TEST(Race, IdenticalInputsGiveIdenticalDecisions) {
+  RaceConfig c;
+  const std::vector<std::vector<double>> times{around(1.0, 0.2, 20, 0), around(1.1, 0.2, 20, 1),
+                                               around(1.3, 0.3, 20, 2)};
+  int last_a = 0, last_b = 0;
+  const auto a = race(times, c, &last_a);
+  const auto b = race(times, c, &last_b);
+  ASSERT_EQ(a.size(), b.size());
+  EXPECT_EQ(last_a, last_b);
+  for (std::size_t s = 0; s < a.size(); ++s) {
+    EXPECT_EQ(a[s].outcome, b[s].outcome);
+    EXPECT_EQ(a[s].turn, b[s].turn);
+  }
+}
+
+TEST(Race, OneSettingAloneHasWon) {
+  std::vector<RaceEntry> e(1);
+  EXPECT_TRUE(race_step({{1.0}}, e, 1, RaceConfig{}));
+  EXPECT_EQ(e[0].outcome, RaceOutcome::kWon);
+  EXPECT_EQ(parse_race_outcome(name(RaceOutcome::kUndecided)), RaceOutcome::kUndecided);
+  EXPECT_FALSE(parse_race_outcome("winner"));
+}
+
+}  // namespace
+}  // namespace colltune

@@ -65,6 +65,35 @@ bool same_launches(const Cell& a, const Cell& b) {
   return !a.launch_ids.empty() && a.launch_ids == b.launch_ids;
 }
 
+// Where the fastest point raced, the race's decision stands: it won (every rival eliminated at
+// 99%, paired turn by turn), or it is tied or undecided with its fellows, and then nothing is
+// named; a tie that holds the baseline keeps the baseline.
+void apply_race(SizeVerdict& v, const Panel& panel) {
+  const auto race_of = [&](const std::string& id) { return panel.cells.at(id).at(v.bytes).race; };
+  v.race = race_of(v.fastest);
+  // Eliminated yet fastest: its rivals were left out of the panel (replicates), no race is left.
+  if (v.race == RaceOutcome::kEliminated) v.race = RaceOutcome::kNotRaced;
+  if (v.race == RaceOutcome::kNotRaced) return;
+  if (v.race == RaceOutcome::kWon) {
+    v.significant = true;
+    v.tied.clear();
+    return;
+  }
+  v.significant = false;
+  v.tied.clear();
+  for (const auto& [id, by_size] : panel.cells) {
+    if (id != v.fastest && by_size.count(v.bytes) && race_of(id) == v.race) v.tied.push_back(id);
+  }
+  if (v.race == RaceOutcome::kTied && v.baseline &&
+      std::find(v.tied.begin(), v.tied.end(), *v.baseline) != v.tied.end()) {
+    v.tied.push_back(v.fastest);
+    v.tied.erase(std::find(v.tied.begin(), v.tied.end(), *v.baseline));
+    v.fastest = *v.baseline;
+    v.baseline_fastest = true;
+    v.margin_over_baseline = 0;
+  }
+}
+
 }  // namespace
 
 std::string PanelKey::title() const {
@@ -111,6 +140,7 @@ std::vector<Panel> build_panels(const Dataset& d) {
       continue;
     }
     Cell& cell = panel.cells[r.point_id][r.bytes];
+    const bool first_record = cell.launch_ids.empty();
     const std::string launch = launch_id_of(ids, r);
     const auto at = std::find(cell.launch_ids.begin(), cell.launch_ids.end(), launch);
     if (at == cell.launch_ids.end()) {
@@ -123,6 +153,12 @@ std::vector<Panel> build_panels(const Dataset& d) {
     cell.samples_seconds.insert(cell.samples_seconds.end(), r.samples_seconds.begin(),
                                 r.samples_seconds.end());
     if (r.wrong) cell.wrong = cell.wrong.value_or(0) + *r.wrong;
+    // One outcome for the cell only where every launch's race ended alike.
+    if (first_record) {
+      cell.race = r.race, cell.race_turn = r.race_turn;
+    } else if (cell.race != r.race) {
+      cell.race = RaceOutcome::kNotRaced, cell.race_turn = 0;
+    }
     cell.algbw_bytes = r.algbw_bytes;  // every round measures the same op
     cell.bus_factor = r.bus_factor;
   }
@@ -180,16 +216,22 @@ std::vector<SizeVerdict> winners(const Panel& panel, const Dataset& d) {
   std::vector<SizeVerdict> out;
   for (std::uint64_t bytes : panel.sizes) {
     std::vector<std::pair<double, std::string>> ranked;
+    SizeVerdict v;
+    v.bytes = bytes;
     for (const auto& id : panel.point_ids) {
       const auto it = panel.cells.find(id);
       if (it == panel.cells.end() || it->second.count(bytes) == 0) continue;
       ranked.emplace_back(it->second.at(bytes).summary.median, id);
+      if (it->second.at(bytes).race == RaceOutcome::kEliminated) v.eliminated.push_back(id);
     }
     if (ranked.empty()) continue;
-    std::stable_sort(ranked.begin(), ranked.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-    SizeVerdict v;
-    v.bytes = bytes;
+    // A point the race eliminated ranks after every other, whatever its few samples' median.
+    const auto eliminated = [&](const std::string& id) {
+      return std::find(v.eliminated.begin(), v.eliminated.end(), id) != v.eliminated.end();
+    };
+    std::stable_sort(ranked.begin(), ranked.end(), [&](const auto& a, const auto& b) {
+      return std::pair(eliminated(a.second), a.first) < std::pair(eliminated(b.second), b.first);
+    });
     v.fastest = ranked[0].second;
     const Cell& best = panel.cells.at(v.fastest).at(bytes);
     const auto cell_of = [&](const std::string& id) -> const Cell* {
@@ -226,6 +268,7 @@ std::vector<SizeVerdict> winners(const Panel& panel, const Dataset& d) {
   for (std::size_t i = 0; i < out.size(); ++i) {
     out[i].p_value = adjusted[i];
     out[i].significant = out[i].test.decidable && adjusted[i] < kSignificanceLevel;
+    apply_race(out[i], panel);
   }
   return out;
 }

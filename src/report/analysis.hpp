@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/decision.hpp"
+#include "core/race.hpp"
 #include "core/stats.hpp"
 #include "store/results.hpp"
 
@@ -25,6 +26,9 @@ struct Cell {
   double algbw_gbps = 0;  // at the median
   double busbw_gbps = 0;
   std::optional<std::uint64_t> wrong;
+  // Racing: how its sampling ended, where every launch agrees (kNotRaced otherwise), and when.
+  RaceOutcome race = RaceOutcome::kNotRaced;
+  int race_turn = 0;
 };
 
 // Points compared like with like: one collective, dtype, op, buffer placement and rank count.
@@ -79,6 +83,11 @@ struct SizeVerdict {
   bool significant = false;
   bool intervals_overlap = true;
   std::vector<std::string> tied;  // points not significantly slower than the fastest
+  // Racing, where the points raced in one launch: the fastest's outcome (won: significant;
+  // tied or undecided: not, and `tied` lists its fellows; a tie that holds the baseline keeps
+  // it), and the points the race eliminated, which are never the fastest.
+  RaceOutcome race = RaceOutcome::kNotRaced;
+  std::vector<std::string> eliminated;
 };
 
 std::vector<SizeVerdict> winners(const Panel& panel, const Dataset& d);

@@ -49,7 +49,26 @@ std::string distinct(const Dataset& d, const std::vector<std::string>& path) {
   return fmt::format("{}", fmt::join(values, "; "));
 }
 
-std::string significance_text(const SizeVerdict& v) {
+std::string significance_text(const SizeVerdict& v, const Panel& panel, const Dataset& d) {
+  if (v.race != RaceOutcome::kNotRaced) {
+    std::vector<std::string> dropped;
+    for (const auto& id : v.eliminated) {
+      dropped.push_back(
+          fmt::format("{} (turn {})", label_of(d, id), panel.cells.at(id).at(v.bytes).race_turn));
+    }
+    const std::string out =
+        dropped.empty() ? "" : fmt::format("; eliminated: {}", fmt::join(dropped, ", "));
+    const int turn = panel.cells.at(v.fastest).at(v.bytes).race_turn;
+    switch (v.race) {
+      case RaceOutcome::kWon:
+        return fmt::format("yes, race won at turn {}{}", turn, out);
+      case RaceOutcome::kTied:
+        return fmt::format("race tied at turn {}{}{}", turn,
+                           v.baseline_fastest ? ", the baseline among them: keep it" : "", out);
+      default:
+        return fmt::format("race undecided: budget of {} turns spent{}", turn, out);
+    }
+  }
   if (!v.runner_up) return "only one configuration";
   if (!v.test.decidable) return fmt::format("undecided: {} ({})", v.test.why_not, v.test.method);
   const std::string detail = fmt::format("adjusted p={:.3g}, {}{}", v.p_value, v.test.method,
@@ -98,7 +117,7 @@ PanelView make_panel_view(const Panel& panel, const Dataset& d) {
     } else {
       row.vs_baseline = "n/a";
     }
-    row.significance = significance_text(v);
+    row.significance = significance_text(v, panel, d);
     std::vector<std::string> tied;
     constexpr std::size_t kMaxNamed = 4;
     for (std::size_t i = 0; i < v.tied.size() && i < kMaxNamed; ++i)

@@ -211,8 +211,12 @@ std::vector<Measurement> measure_interleaved(const std::vector<Communicator*>& c
     shared = comms.front()->allocate(c, sets_for(c, comms.front()->nranks(), policy));
   }
   std::vector<std::unique_ptr<Measurer>> measurers;
-  for (Communicator* comm : comms) {
-    measurers.push_back(std::make_unique<Measurer>(*comm, world, c, policy, shared.get()));
+  for (std::size_t k = 0; k < comms.size(); ++k) {
+    RunPolicy own = policy;
+    if (policy.delay_setting >= 0 && static_cast<std::size_t>(policy.delay_setting) != k) {
+      own.delay_rank = -1;
+    }
+    measurers.push_back(std::make_unique<Measurer>(*comms[k], world, c, own, shared.get()));
   }
   if (policy.adaptive_iters) {
     // One op count for all, from the fastest: every sample lasts at least the target.

@@ -43,6 +43,7 @@ struct RunPolicy {
   // no peer waits for it there), as a rank whose clock saw a slow op would.
   int delay_rank = -1;
   double delay_seconds = 0;
+  int delay_setting = -1;  // test-only: measure_interleaved delays only this setting (index)
 };
 
 // The most ops one adaptive sample takes, however fast an op is.

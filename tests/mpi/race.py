@@ -1,0 +1,106 @@
+"""Racing under real mpirun: settings compared with --interleave stop being sampled once decided,
+and every rank takes the same decisions (a rank that decided otherwise would skip a barrier its
+peers wait in, and the run would hang into --timeout). A setting made 0.1 ms per op slower on one
+rank (test hook) is eliminated at the first look; settings that cannot differ (the segment size
+of a one-segment allreduce) end tied within a 50% tolerance, or undecided within 0.5% at a budget
+of 8 turns; each record's samples match its turn; without -n a sample lasts the target; the report
+shows eliminated, tied and undecided apart; bad racing flags are exit 2 naming the range."""
+import os
+import subprocess
+
+import harness
+from harness import check
+
+args = harness.parse_args()
+work = harness.workdir()
+os.environ["OMPI_MCA_coll_tuned_use_dynamic_rules"] = "1"  # MPI_T may then set the algorithms
+# A 1 KiB allreduce is one segment whatever the segment size: the three settings run alike.
+KNOB = "OMPI_MCA_coll_tuned_allreduce_algorithm_segmentsize"
+SETTINGS = "coll_tuned_allreduce_algorithm_segmentsize=0,4096,8192"
+
+
+def race(name, extra):
+    out = os.path.join(work, name + ".jsonl")
+    code, _, stderr, _ = harness.run(args, ["--coll", "allreduce", "-b", "1K", "-e", "1K",
+                                            "--in-place", "never", "--timeout", "60", "--json",
+                                            out, "--interleave", SETTINGS] + extra)
+    check(code == 0, f"{name}: exit {code} (a rank deciding otherwise hangs): {stderr[-800:]}")
+    records = harness.read_jsonl(out) if os.path.exists(out) else []
+    check(len(records) == 3, f"{name}: {len(records)} records, expected one per setting")
+    for r in records:
+        check(r["race"] is not None and len(r["samples_seconds"]) == r["race"]["turn"],
+              f"{name}: {r['in_process_knobs']}: {len(r['samples_seconds'])} samples, race "
+              f"{r['race']}")
+    return {r["in_process_knobs"][KNOB]: r for r in records}, out
+
+
+def report_text(path):
+    out_dir = os.path.join(work, os.path.basename(path) + ".report")
+    os.makedirs(out_dir)
+    proc = subprocess.run([args.colltune, "report", path, "--out", out_dir], capture_output=True,
+                          text=True, timeout=120)
+    check(proc.returncode == 0, f"report: exit {proc.returncode}: {proc.stderr[-500:]}")
+    md = [f for f in os.listdir(out_dir) if f.endswith(".md")]
+    return open(os.path.join(out_dir, md[0])).read() if md else ""
+
+
+# Setting 1 is 0.1 ms per op slower on rank 0 (-n 500: 50 ms a sample against a few ms at most):
+# eliminated at turn 8, the first look. 4096 and 8192 cannot differ at 1 KiB. 500 ops a
+# sample, so that a 1 KiB allreduce's microseconds are not lost in the timer and barrier noise.
+DELAY = ["-n", "500", "--test-delay-rank", "0", "--test-delay-seconds", "0.0001",
+         "--test-delay-setting", "0"]
+by_setting, path = race("tied", ["--race-tie", "50%"] + DELAY)
+if len(by_setting) == 3:
+    slow = by_setting["0"]["race"]
+    check(slow["outcome"] == "eliminated" and slow["turn"] == 8,
+          f"the delayed setting: race {slow}, expected eliminated at turn 8")
+    rest = [by_setting[k]["race"] for k in ("4096", "8192")]
+    check(rest[0]["outcome"] == rest[1]["outcome"] == "tied" and rest[0]["turn"] == rest[1]["turn"],
+          f"settings allreduce cannot tell apart within 50%: {rest}, expected tied together")
+    check(all(r["ops_per_sample"] == 500 for r in by_setting.values()), "-n did not fix the ops")
+    md = report_text(path)
+    check("race tied at turn" in md and "eliminated: " in md and "(turn 8)" in md,
+          "the report does not show the tie and the elimination")
+
+# Within 0.5% with a budget of 8 turns, two equal settings cannot be told apart: undecided.
+by_setting, path = race("undecided", ["--race-tie", "0.5%", "--repetitions", "8"] + DELAY)
+if len(by_setting) == 3:
+    rest = [by_setting[k]["race"] for k in ("4096", "8192")]
+    check(all(r == {"outcome": "undecided", "turn": 8} for r in rest),
+          f"equal settings within 0.5% after 8 turns: {rest}, expected undecided at 8")
+    check("race undecided: budget of 8 turns spent" in report_text(path),
+          "the report does not show the undecided race")
+
+# Without -n the ops per sample adapt: the same count for every setting, a sample >= the target.
+by_setting, _ = race("adaptive", ["--min-sample-seconds", "0.002", "--race-tie", "50%"])
+if by_setting:
+    ops = {r["ops_per_sample"] for r in by_setting.values()}
+    check(len(ops) == 1, f"settings of one size got different ops per sample: {ops}")
+    for k, r in by_setting.items():
+        sample = sorted(r["samples_seconds"])[len(r["samples_seconds"]) // 2] * r["ops_per_sample"]
+        check(sample >= 0.002 * 0.5, f"setting {k}: a median sample lasts {sample:.5f} s with "
+                                     f"{r['ops_per_sample']} ops, below the 0.002 s target")
+
+# One setting: nothing to race; it gets the fixed budget and no race field.
+out = os.path.join(work, "single.jsonl")
+code, _, stderr, _ = harness.run(args, ["-b", "1K", "-e", "1K", "--in-place", "never", "--json",
+                                        out, "--interleave", "coll_tuned_allreduce_algorithm=1"])
+records = harness.read_jsonl(out) if code == 0 else []
+check(code == 0 and records and all(r["race"] is None and len(r["samples_seconds"]) == 10
+                                    for r in records),
+      f"one setting: exit {code}, races {[r['race'] for r in records]}: {stderr[-400:]}")
+
+for bad, expected in [
+        (["--race-tie", "70%"], "--race-tie: '70%' is not allowed; allowed: 0.5% to 50%"),
+        (["--race-tie", "5"], "--race-tie: '5' is not allowed; allowed: 0.5% to 50%"),
+        (["--race-min-turns", "4"], "--race-min-turns: '4' is not allowed; allowed: an integer "
+                                    "from 8 to 20"),
+        (["--race", "maybe"], "--race: 'maybe' is not allowed; allowed: on off"),
+        (["--min-sample-seconds", "0"], "--min-sample-seconds: '0' is not allowed; allowed: "
+                                        "1e-05 s to 10 s")]:
+    out = os.path.join(work, "bad.jsonl")
+    code, _, stderr, _ = harness.run(args, ["--json", out, "--interleave", SETTINGS] + bad)
+    check(code == 2 and expected in stderr and not os.path.exists(out),
+          f"{bad}: exit {code}, {stderr.strip()[-300:]}")
+
+harness.finish("race")

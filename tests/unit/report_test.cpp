@@ -7,6 +7,7 @@
 
 #include "core/cpulist.hpp"
 #include "core/environment.hpp"
+#include "report/analysis.hpp"
 #include "report/console_reporter.hpp"
 #include "report/view.hpp"
 #include "store/atomic_file.hpp"
@@ -188,6 +189,74 @@ TEST(ReportView, TheInterleavedRowSaysHowEachBackendSwitchedItsSettings) {
   EXPECT_EQ(row->second,
             "2 of 3 point-rounds shared a launch, up to 2 points each: NCCL_ALGO / NCCL_PROTO "
             "set at each NCCL communicator init, one communicator each, samples in turns");
+}
+
+// Three settings raced in one launch: a (the baseline), b and c, at two sizes.
+Dataset raced(RaceOutcome a, RaceOutcome b, RaceOutcome c, std::vector<double> medians) {
+  Dataset d;
+  d.kind = "sweep";
+  d.points = {
+      {"a", "a", {{"backend", "mpi"}}, true},
+      {"b", "b", {{"backend", "mpi"}, {"OMPI_MCA_coll_tuned_allreduce_algorithm", "2"}}, false},
+      {"c", "c", {{"backend", "mpi"}, {"OMPI_MCA_coll_tuned_allreduce_algorithm", "3"}}, false}};
+  d.launches = {{"a", 1, "done", 0, std::nullopt, {}, {"b", "c"}},
+                {"b", 1, "done", 0, std::nullopt, {}, {"a", "c"}},
+                {"c", 1, "done", 0, std::nullopt, {}, {"a", "b"}}};
+  const RaceOutcome outcomes[] = {a, b, c};
+  for (int k = 0; k < 3; ++k) {
+    Record r;
+    r.point_id = std::string(1, static_cast<char>('a' + k));
+    r.collective = "allreduce";
+    r.dtype = "float";
+    r.op = "sum";
+    r.nranks = 2;
+    r.bytes = 1024;
+    r.race = outcomes[k];
+    r.race_turn = outcomes[k] == RaceOutcome::kEliminated ? 8 : 20;
+    for (int t = 0; t < r.race_turn; ++t) r.samples_seconds.push_back(medians[k] * (1 + 0.001 * t));
+    d.records.push_back(r);
+  }
+  return d;
+}
+
+TEST(RacedVerdicts, AnEliminatedSettingIsNeverTheFastestAndAWinIsSignificant) {
+  // c's eight samples have the lowest median, but the race eliminated it (a pathological pair of
+  // outcomes): b, which won, is the answer.
+  const Dataset d = raced(RaceOutcome::kEliminated, RaceOutcome::kWon, RaceOutcome::kEliminated,
+                          {2e-6, 1e-6, 0.5e-6});
+  const auto panels = build_panels(d);
+  ASSERT_EQ(panels.size(), 1u);
+  const auto verdicts = winners(panels[0], d);
+  ASSERT_EQ(verdicts.size(), 1u);
+  EXPECT_EQ(verdicts[0].fastest, "b");
+  EXPECT_TRUE(verdicts[0].significant);
+  EXPECT_EQ(verdicts[0].eliminated, (std::vector<std::string>{"a", "c"}));
+}
+
+TEST(RacedVerdicts, ATieThatHoldsTheBaselineKeepsItAndNamesNoWinner) {
+  const Dataset d = raced(RaceOutcome::kTied, RaceOutcome::kTied, RaceOutcome::kEliminated,
+                          {1.02e-6, 1e-6, 3e-6});
+  const auto verdicts = winners(build_panels(d)[0], d);
+  ASSERT_EQ(verdicts.size(), 1u);
+  EXPECT_EQ(verdicts[0].fastest, "a");
+  EXPECT_TRUE(verdicts[0].baseline_fastest);
+  EXPECT_FALSE(verdicts[0].significant);
+  EXPECT_EQ(verdicts[0].tied, (std::vector<std::string>{"b"}));
+  const ReportView view = make_report_view(d);
+  ASSERT_FALSE(view.panels.empty());
+  ASSERT_FALSE(view.panels[0].winners.empty());
+  EXPECT_EQ(view.panels[0].winners[0].significance,
+            "race tied at turn 20, the baseline among them: keep it; eliminated: c (turn 8)");
+}
+
+TEST(RacedVerdicts, AnUndecidedRaceNamesNoWinner) {
+  const Dataset d = raced(RaceOutcome::kUndecided, RaceOutcome::kUndecided,
+                          RaceOutcome::kEliminated, {1.1e-6, 1e-6, 3e-6});
+  const auto verdicts = winners(build_panels(d)[0], d);
+  ASSERT_EQ(verdicts.size(), 1u);
+  EXPECT_EQ(verdicts[0].fastest, "b");
+  EXPECT_FALSE(verdicts[0].significant);
+  EXPECT_EQ(verdicts[0].tied, (std::vector<std::string>{"a"}));
 }
 
 }  // namespace

@@ -304,7 +304,8 @@ usage: mpirun -np N colltune run [options]
   --timing MODE           batch: -n ops back to back per sample (nccl-tests, default);
                           per-op: a barrier before every op (OSU)
   --cache MODE            warm: reuse one buffer (default); cold: rotate buffers over 128 MiB
-  --repetitions N         samples per size (default 10); each is the max over ranks
+  --repetitions N         samples per size (default 10; racing: the most turns, default 20);
+                          each is the max over ranks
   --window N              messages in flight per bw/bibw op (default 64, as OSU)
   --in-place MODE         both (default), only, never: which buffer placements to measure
 

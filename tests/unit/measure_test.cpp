@@ -40,6 +40,7 @@ class FakeComm : public Communicator {
   std::uint64_t wrong_per_check = 0;
   std::vector<int>* order = nullptr;  // shared by communicators measured in turns
   int id = 0;
+  double op_seconds = kOpSeconds;
 
   std::string backend() const override { return "fake"; }
   std::map<std::string, std::string> library_versions() const override { return {}; }
@@ -52,7 +53,7 @@ class FakeComm : public Communicator {
   void launch(const Collective&, Buffers&, int n) override {
     launches.push_back(n);
     if (order != nullptr) order->push_back(id);
-    clock.now += kCallSeconds + kOpSeconds * n;
+    clock.now += kCallSeconds + op_seconds * n;
   }
   void synchronize(std::chrono::milliseconds) override {}
   std::unique_ptr<Timer> timer() override { return std::make_unique<FakeTimer>(clock); }
@@ -176,6 +177,53 @@ TEST_F(MeasureTest, InterleavedCommunicatorsTakeSamplesInTurns) {
   EXPECT_EQ(order, (std::vector<int>{0, 1, 0, 1, 0, 1, 0, 1, 0, 1}));
   EXPECT_EQ(other.launches, (std::vector<int>{3, 10, 10, 10, 10}));
   EXPECT_EQ(ms[1].samples_seconds.size(), 4u);
+}
+
+TEST_F(MeasureTest, AdaptiveOpsGrowUntilASampleLastsTheTarget) {
+  RunPolicy p = policy();
+  p.adaptive_iters = true;
+  p.min_sample_seconds = 100e-6;
+  const Measurement m = measure(comm, world, allreduce(), p);
+  // By hand: one untimed op; then batches of 1 (5 us: x10), 10 (14 us: 120/14 = 8.57, x8.57 ->
+  // 85), 85 (89 us: x1.35, at least doubled -> 170), 170 (174 us >= 100 us: stop at 174/170 us an
+  // op); ceil(100 / (174/170)) = 98 ops a sample. -w is not used.
+  EXPECT_EQ(comm.launches, (std::vector<int>{1, 1, 10, 85, 170, 98, 98, 98, 98}));
+  EXPECT_EQ(m.ops_per_sample, 98);
+  for (double s : m.samples_seconds) EXPECT_NEAR(s, (4e-6 + 98e-6) / 98, 1e-15);
+}
+
+TEST_F(MeasureTest, RacingStopsSamplingALoserAtTheFirstLook) {
+  FakeComm slow;
+  slow.op_seconds = 2 * kOpSeconds;  // twice the time per op: far beyond a 5% tie
+  std::vector<Communicator*> comms{&comm, &slow};
+  RunPolicy p = policy();
+  p.race = true;
+  p.repetitions = 20;
+  const auto ms = measure_interleaved(comms, world, allreduce(), p);
+  ASSERT_EQ(ms.size(), 2u);
+  EXPECT_EQ(ms[1].race, RaceOutcome::kEliminated);
+  EXPECT_EQ(ms[1].race_turn, kRaceFewestTurns);
+  EXPECT_EQ(ms[0].race, RaceOutcome::kWon);
+  EXPECT_EQ(ms[1].samples_seconds.size(), 8u);
+  // Warm-up and 8 samples each, none after the decision.
+  EXPECT_EQ(slow.launches.size(), 1u + 8u);
+  EXPECT_EQ(comm.launches.size(), 1u + 8u);
+}
+
+TEST_F(MeasureTest, RacingTiesEqualSettingsAndOffMeasuresTheFullBudget) {
+  FakeComm same;
+  std::vector<Communicator*> comms{&comm, &same};
+  RunPolicy p = policy();
+  p.race = true;
+  p.repetitions = 20;
+  auto ms = measure_interleaved(comms, world, allreduce(), p);
+  EXPECT_EQ(ms[0].race, RaceOutcome::kTied);
+  EXPECT_EQ(ms[1].race, RaceOutcome::kTied);
+  EXPECT_EQ(ms[1].samples_seconds.size(), 8u);
+  p.race = false;
+  ms = measure_interleaved(comms, world, allreduce(), p);
+  EXPECT_EQ(ms[0].race, RaceOutcome::kNotRaced);
+  EXPECT_EQ(ms[0].samples_seconds.size(), 20u);
 }
 
 }  // namespace

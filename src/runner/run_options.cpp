@@ -338,7 +338,7 @@ Settings side by side in one launch:
   --race on|off           with two or more settings, on (default): after --race-min-turns
                           turns a setting stops being sampled once the 99% interval of its
                           per-turn time ratio to the best lies above 1 + --race-tie; the rest
-                          end tied when all lie within the tie, undecided when --repetitions
+                          end tied when every interval lies below it, undecided when --repetitions
                           turns (default 20 when racing) are spent. Records say which
                           (race: won, eliminated, tied, undecided). off: every setting gets
                           --repetitions samples (default 10)

@@ -1,7 +1,9 @@
 #include "core/race.hpp"
 
 #include <algorithm>
+#include <boost/math/distributions/students_t.hpp>
 #include <cmath>
+#include <numeric>
 #include <stdexcept>
 
 #include "core/stats.hpp"
@@ -61,6 +63,20 @@ std::optional<std::pair<double, double>> median_interval(std::vector<double> val
   if (k == 0) return std::nullopt;
   std::sort(values.begin(), values.end());
   return std::make_pair(values[k - 1], values[n - k]);
+}
+
+std::optional<std::pair<double, double>> mean_interval(const std::vector<double>& values,
+                                                       double confidence) {
+  const std::size_t n = values.size();
+  if (n < 2) return std::nullopt;
+  const double mean = std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(n);
+  double squares = 0;
+  for (double v : values) squares += (v - mean) * (v - mean);
+  const double sd = std::sqrt(squares / static_cast<double>(n - 1));
+  const boost::math::students_t t(static_cast<double>(n - 1));
+  const double half =
+      boost::math::quantile(t, 1 - (1 - confidence) / 2) * sd / std::sqrt(static_cast<double>(n));
+  return std::make_pair(mean - half, mean + half);
 }
 
 bool race_step(const std::vector<std::vector<double>>& samples, std::vector<RaceEntry>& entries,

@@ -44,6 +44,12 @@ struct RaceEntry {
 std::optional<std::pair<double, double>> median_interval(std::vector<double> values,
                                                          double confidence);
 
+// Interval for the mean of `values` at `confidence` from Student's t (n - 1 degrees of freedom):
+// for few blocks, such as a sweep's rounds, where the sign test has no interval yet. nullopt
+// below two values.
+std::optional<std::pair<double, double>> mean_interval(const std::vector<double>& values,
+                                                       double confidence);
+
 // After turn `turn` (1-based): `samples[s]` holds setting s's per-op seconds, one per turn it
 // took part in (turn k is element k-1; every setting still racing has `turn` of them). Updates
 // `entries` (same size) and returns true when no setting is racing any more. A setting is

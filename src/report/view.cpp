@@ -168,6 +168,9 @@ ReportView make_report_view(const Dataset& d) {
     view.summary += fmt::format("; {} launch(es): {} done, {} failed, {} timeout, {} not run",
                                 d.launches.size(), counts["done"], counts["failed"],
                                 counts["timeout"], counts["pending"] + counts["running"]);
+    if (counts["decided"] > 0) {
+      view.summary += fmt::format(", {} not needed (stopped by the race)", counts["decided"]);
+    }
   }
   view.context = {
       {"colltune", distinct(d, {"colltune_version"}) + " " + distinct(d, {"git_revision"})},
@@ -212,7 +215,7 @@ ReportView make_report_view(const Dataset& d) {
     if (value != "n/a") view.context.emplace_back(label, value);
   }
   for (const auto& l : d.launches) {
-    if (l.status == "done") continue;
+    if (l.status == "done" || l.status == "decided") continue;  // the race's reason: a warning
     std::string detail = l.exit_code ? fmt::format("exit {}", *l.exit_code) : "";
     if (l.signal) detail += fmt::format("signal {}", *l.signal);
     if (const auto reason = failure_reason(l.tail))

@@ -24,7 +24,8 @@ struct PointEntry {
 struct LaunchEntry {
   std::string point_id;
   int round = 1;
-  std::string status = "pending";  // pending running done failed timeout
+  // pending running done failed timeout, or decided: not launched, the race needs it no more
+  std::string status = "pending";
   std::optional<int> exit_code;
   std::optional<int> signal;
   double seconds = 0;

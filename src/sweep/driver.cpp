@@ -12,11 +12,13 @@
 
 #include "core/errors.hpp"
 #include "core/placement_check.hpp"
+#include "core/race.hpp"
 #include "core/timestamp.hpp"
 #include "store/manifest.hpp"
 #include "store/record.hpp"
 #include "sweep/groups.hpp"
 #include "sweep/launch.hpp"
+#include "sweep/round_race.hpp"
 #include "sweep/supervisor.hpp"
 
 namespace colltune {
@@ -133,7 +135,7 @@ Manifest resumed_manifest(const SweepPlan& plan, const std::string& manifest_pat
         kill_process_tree(static_cast<pid_t>(e.pid));
       }
     }
-    if (e.status != "done") {
+    if (e.status != "done" && e.status != "decided") {
       e.status = "pending";
       e.pid = 0;
     }
@@ -338,15 +340,26 @@ int run_sweep(const SweepPlan& plan, std::FILE* progress_out) {
   };
 
   std::set<std::size_t> attempted;  // launch entries run (alone or with their group) this time
+  int raced_through = 0;            // the last round whose records the race has read
   for (std::size_t index : todo) {
     if (attempted.count(index) != 0) continue;  // measured with an earlier point of its group
     const int round = manifest.launches[index].round;
+    if (plan.spec.race && round - 1 > raced_through) {
+      progress.clear();
+      if (mark_race_stops(manifest, plan.points, store, round - 1, RaceConfig{}.tie_tolerance,
+                          progress_out) > 0) {
+        save();
+      }
+      raced_through = round - 1;
+    }
+    if (manifest.launches[index].status == "decided") continue;
     // The points of its group still to run in this round, measured in one launch.
     std::vector<std::size_t> batch;
     std::vector<const Point*> members;
     for (std::size_t i : groups[group_of.at(manifest.launches[index].point_id)]) {
       const auto e = entry_of.at({plan.points[i].id, round});
-      if (manifest.launches[e].status != "done" && attempted.count(e) == 0) {
+      const std::string& status = manifest.launches[e].status;
+      if (status != "done" && status != "decided" && attempted.count(e) == 0) {
         batch.push_back(e);
         members.push_back(&plan.points[i]);
       }
@@ -373,12 +386,14 @@ int run_sweep(const SweepPlan& plan, std::FILE* progress_out) {
   progress.clear();
   std::map<std::string, int> counts;
   for (const LaunchEntry& e : manifest.launches) ++counts[e.status];
-  fmt::print("sweep: {} launches: {} done, {} failed, {} timeout\n", manifest.launches.size(),
-             counts["done"], counts["failed"], counts["timeout"]);
+  fmt::print("sweep: {} launches: {} done, {} failed, {} timeout{}\n", manifest.launches.size(),
+             counts["done"], counts["failed"], counts["timeout"],
+             counts["decided"] > 0 ? fmt::format(", {} not needed (race)", counts["decided"]) : "");
   for (const std::string& note : manifest.notes) fmt::print("sweep: note: {}\n", note);
   fmt::print("sweep: results in {}\n", store);
-  return counts["done"] == static_cast<int>(manifest.launches.size()) ? kSweepAllDone
-                                                                      : kSweepSomeFailed;
+  return counts["done"] + counts["decided"] == static_cast<int>(manifest.launches.size())
+             ? kSweepAllDone
+             : kSweepSomeFailed;
 }
 
 }  // namespace colltune

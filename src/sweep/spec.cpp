@@ -32,7 +32,8 @@ const std::vector<std::string> kTopKeys{"name",
                                         "include",
                                         "exclude",
                                         "baseline",
-                                        "interleave"};
+                                        "interleave",
+                                        "race"};
 
 // benchmark key -> `colltune run` flag; "backends" becomes the "backend" axis instead.
 const std::vector<std::pair<std::string, std::string>> kBenchmarkFlags{
@@ -328,6 +329,13 @@ SweepSpec parse_spec(const std::string& text, const std::string& source) {
         p.positive_number(root["point_timeout_seconds"], "point_timeout_seconds");
   }
   if (root["colltune"]) spec.colltune_path = p.scalar(root["colltune"], "colltune");
+  if (const YAML::Node race = root["race"]) {
+    const std::string value = p.scalar(race, "race");
+    if (value != "true" && value != "false") {
+      p.fail(race, "race", fmt::format("'{}' is not allowed; allowed: true false", value));
+    }
+    spec.race = value == "true";
+  }
 
   if (const YAML::Node env = root["env"]) {
     if (!env.IsMap()) p.fail(env, "env", "expected a mapping of variable to value");
@@ -388,6 +396,12 @@ SweepSpec parse_spec(const std::string& text, const std::string& source) {
     spec.baseline = parse_rule(p, root["baseline"], "baseline", axis_keys);
   }
   if (root["interleave"]) parse_interleave_keys(p, root["interleave"], spec);
+  if (spec.race && spec.repetitions <= 3) {
+    spec.notes.push_back(fmt::format(
+        "race: true stops points only after round 3 (the fewest rounds a decision rests on); "
+        "with repetitions {} every point runs every round",
+        spec.repetitions));
+  }
   return spec;
 }
 

@@ -46,6 +46,9 @@ struct SweepSpec {
   // each NCCL init): points that differ only in them share one launch
   // (`colltune run --interleave-set`), their samples taken in turns.
   std::vector<std::string> interleave;
+  // Race across launches (sweep/round_race.hpp): `repetitions` is then the most rounds a point
+  // gets; one its group clearly beats at every size stops being launched.
+  bool race = false;
   std::vector<std::string> notes;  // e.g. unknown variables passed through unchecked
   std::string source_text;         // the YAML as given
 };

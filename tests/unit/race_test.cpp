@@ -51,6 +51,15 @@ TEST(MedianInterval, OrderStatisticsOfTheSignTest) {
   EXPECT_FALSE(median_interval({3, 1, 4, 1, 5, 9, 2}, 0.99));
 }
 
+TEST(MeanInterval, StudentsT) {
+  // mean 0.2, sd 0.1, n 3: t(0.995, 2) = 9.9248 (scipy.stats.t.ppf), half width 0.5730.
+  const auto i = mean_interval({0.1, 0.2, 0.3}, 0.99);
+  ASSERT_TRUE(i);
+  EXPECT_NEAR(i->first, 0.2 - 0.57301, 1e-4);
+  EXPECT_NEAR(i->second, 0.2 + 0.57301, 1e-4);
+  EXPECT_FALSE(mean_interval({0.1}, 0.99));
+}
+
 TEST(Race, AClearLoserDropsAtTheFirstLook) {
   RaceConfig c;
   int last = 0;

@@ -1,0 +1,86 @@
+#pragma once
+// Reading a sweep spec's YAML: values checked with their file, line and column in every error.
+// Internal to src/sweep (spec.cpp).
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "core/errors.hpp"
+#include "core/suggest.hpp"
+
+namespace colltune {
+
+// Throws ConfigError "<source>:<line>:<col>: <field>: <message>" for the node at fault.
+class Parser {
+ public:
+  explicit Parser(std::string source) : source_(std::move(source)) {}
+
+  [[noreturn]] void fail(const YAML::Node& node, const std::string& field,
+                         const std::string& message) const {
+    const YAML::Mark mark = node.Mark();
+    if (mark.is_null()) throw ConfigError(fmt::format("{}: {}: {}", source_, field, message));
+    throw ConfigError(
+        fmt::format("{}:{}:{}: {}: {}", source_, mark.line + 1, mark.column + 1, field, message));
+  }
+
+  void check_keys(const YAML::Node& map, const std::string& field,
+                  const std::vector<std::string>& known) const {
+    if (!map.IsMap()) fail(map, field, "expected a mapping of keys to values");
+    for (const auto& entry : map) {
+      const std::string key = entry.first.as<std::string>();
+      if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+      const auto near = nearest_word(key, known);
+      fail(entry.first, field.empty() ? key : field + "." + key,
+           fmt::format("unknown key{}; allowed: {}",
+                       near ? fmt::format(" (did you mean '{}'?)", *near) : "",
+                       fmt::join(known, " ")));
+    }
+  }
+
+  std::string scalar(const YAML::Node& node, const std::string& field) const {
+    if (!node.IsScalar()) fail(node, field, "expected a single value, not a list or mapping");
+    return node.Scalar();
+  }
+
+  long long integer(const YAML::Node& node, const std::string& field, long long min,
+                    long long max) const {
+    const std::string text = scalar(node, field);
+    long long value = 0;
+    if (!YAML::convert<long long>::decode(node, value) || value < min || value > max) {
+      fail(node, field,
+           fmt::format("'{}' is not allowed; allowed: an integer from {} to {}", text, min, max));
+    }
+    return value;
+  }
+
+  double positive_number(const YAML::Node& node, const std::string& field) const {
+    const std::string text = scalar(node, field);
+    double value = 0;
+    if (!YAML::convert<double>::decode(node, value) || !(value > 0) || !std::isfinite(value)) {
+      fail(node, field, fmt::format("'{}' is not allowed; allowed: a number of seconds > 0", text));
+    }
+    return value;
+  }
+
+  // A scalar or a list of scalars.
+  std::vector<std::string> strings(const YAML::Node& node, const std::string& field) const {
+    if (node.IsScalar()) return {node.Scalar()};
+    if (!node.IsSequence()) fail(node, field, "expected a value or a list of values");
+    std::vector<std::string> out;
+    for (const auto& item : node) out.push_back(scalar(item, field));
+    return out;
+  }
+
+  const std::string& source() const { return source_; }
+
+ private:
+  std::string source_;
+};
+
+}  // namespace colltune

@@ -114,7 +114,8 @@ int report_command(const std::vector<std::string>& args) {
   std::string input, out_dir;
   app.add_option("results", input, "a sweep store (results/<id>), a run's JSONL or nccl-tests JSON")
       ->required();
-  app.add_option("--out", out_dir, "where to write (default: the store, or the file's directory)");
+  app.add_option("--out", out_dir,
+                 "where to write (default: the store, or the file's directory; made when missing)");
   bool skip_bad = false;
   app.add_flag("--skip-bad-records", skip_bad, "leave out records that fail their range checks");
   if (parse_or_help(app, args, "report")) return 0;
@@ -124,9 +125,13 @@ int report_command(const std::vector<std::string>& args) {
     out_dir = fs::is_directory(input) ? input : fs::path(input).parent_path().string();
     if (out_dir.empty()) out_dir = ".";
   }
-  if (!fs::is_directory(out_dir)) {
-    throw ConfigError(
-        fmt::format("--out: '{}' is not a directory; allowed: an existing directory", out_dir));
+  std::error_code made;
+  if (!fs::exists(out_dir)) fs::create_directories(out_dir, made);  // the input read well
+  if (made || !fs::is_directory(out_dir)) {
+    throw ConfigError(fmt::format(
+        "--out: '{}' is not a directory and cannot be one{}; allowed: a directory (made when "
+        "missing)",
+        out_dir, made ? " (" + made.message() + ")" : ""));
   }
   const ReportView view = make_report_view(d);
   const std::string stem = fs::is_directory(input) ? "" : fs::path(input).stem().string() + ".";

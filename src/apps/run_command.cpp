@@ -25,6 +25,7 @@ std::string g_current_step;
 
 constexpr int kExitWrong = 7;  // nccl-tests' exit code for wrong results
 constexpr int kExitTimeout = 4;
+constexpr int kExitNothingMeasured = 5;  // every row skipped: a run that measured nothing
 
 std::string describe(const Collective& c, int nranks) {
   return fmt::format("{} {} {} of {} B {}", name(c.kind), name(c.dtype), name(c.op),
@@ -105,6 +106,8 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
     MpiWorld::abort(kExitTimeout);
   });
   std::uint64_t wrong = 0;
+  std::size_t measured = 0;
+  std::string first_skip;
   RunPolicy policy = options.policy;
   // The watchdog is the backstop for waits nothing else bounds (a peer stuck in MPI). It counts
   // from the last progress, with a grace above --timeout, so a backend that bounds its own waits
@@ -131,9 +134,22 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
     for (const Measurement& m : results) {
       for (auto& r : reporters) r->add(m);
       wrong += m.wrong.value_or(0);
+      if (!m.skipped) ++measured;
+      if (m.skipped && first_skip.empty())
+        first_skip = describe(m.coll, nranks) + ": " + *m.skipped;
     }
   }
   for (auto& r : reporters) r->end();
+  if (measured == 0 && !plan.empty()) {
+    // Skips are the same on every rank (unsupported() is), so every rank returns alike.
+    if (world.rank() == 0) {
+      std::fprintf(stderr,
+                   "colltune: nothing measured: every row was skipped (%s); allowed: a "
+                   "collective, dtype, op and rank count this backend can run\n",
+                   first_skip.c_str());
+    }
+    return kExitNothingMeasured;
+  }
   return wrong > 0 ? kExitWrong : 0;
 }
 

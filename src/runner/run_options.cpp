@@ -255,6 +255,18 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   }
   apply_race_options(o, race, race_tie, race_min_turns, min_sample_seconds, !iters.empty(),
                      !repetitions.empty());
+  if (o.backend == "mpi") {
+    // NCCL-only options would be silently ignored on the MPI backend: refuse the first one.
+    for (const char* flag : {"--graph", "--device", "--nccl-blocking", "--cga-cluster-size",
+                             "--min-ctas", "--max-ctas", "--net-name"}) {
+      if (app.count(flag) > 0) {
+        throw ConfigError(fmt::format(
+            "{}{}: an NCCL setting the MPI backend has no use for; allowed: --backend nccl, or "
+            "leave it out",
+            std::string_view(flag) == "--graph" ? "-G/" : "", flag));
+      }
+    }
+  }
   if (o.backend == "mpi" && bo.gpus != 1) {
     throw ConfigError(fmt::format(
         "-g/--gpus: {} needs a GPU backend; allowed: 1 with --backend mpi, or --backend nccl",
@@ -354,7 +366,8 @@ Settings side by side in one launch:
                           aborts its communicators past it; a job with no progress for it plus
                           a grace (2 s or 10%) is aborted (default 300, 0 = off)
 
-Exit codes: 0 ok, 2 bad arguments, 7 wrong results, 1 a rank failed, 4 timeout.
+Exit codes: 0 ok, 2 bad arguments, 7 wrong results, 5 nothing measured (every row skipped),
+1 a rank failed, 4 timeout.
 )";
 }
 

@@ -390,7 +390,7 @@ int run_sweep(const SweepPlan& plan, std::FILE* progress_out) {
              counts["done"], counts["failed"], counts["timeout"],
              counts["decided"] > 0 ? fmt::format(", {} not needed (race)", counts["decided"]) : "");
   for (const std::string& note : manifest.notes) fmt::print("sweep: note: {}\n", note);
-  fmt::print("sweep: results in {}\n", store);
+  fmt::print("sweep: results in {}; read them with: colltune report {}\n", store, store);
   return counts["done"] + counts["decided"] == static_cast<int>(manifest.launches.size())
              ? kSweepAllDone
              : kSweepSomeFailed;

@@ -15,6 +15,9 @@ cases = [
      f"-r/--root: {args.np} is not a rank of this job; allowed: 0 to {args.np - 1}"),
     (["--timeout", "soon"], "--timeout: 'soon' is not allowed"),
     (["--frobnicate"], "The following argument was not expected: --frobnicate"),
+    # NCCL settings on the MPI backend were silently ignored; now refused, naming the flag.
+    (["-G"], "-G/--graph: an NCCL setting the MPI backend has no use for; allowed: --backend nccl"),
+    (["--nccl-blocking", "0"], "--nccl-blocking: an NCCL setting the MPI backend has no use for"),
 ]
 for extra, expected in cases:
     out = os.path.join(harness.workdir(), "never.jsonl")
@@ -38,4 +41,12 @@ code, _, stderr, seconds = harness.run(args, ["--json", "/nonexistent-dir/x.json
 check(code == 2, f"unwritable --json: exit code {code}")
 check("--json: '/nonexistent-dir/x.jsonl' cannot be written" in stderr, f"message: {stderr[-500:]}")
 check("Collective:" not in _, "measured despite an unwritable --json")
+# A run whose every row is skipped (MPI has no avg) measured nothing: exit 5 and one line why.
+out = os.path.join(harness.workdir(), "skipped.jsonl")
+code, stdout, stderr, _ = harness.run(args, ["-o", "avg", "-b", "8", "-e", "1K", "--json", out],
+                                      limit_seconds=60)
+lines = [l for l in stderr.splitlines() if l.startswith("colltune")]
+check(code == 5 and len(lines) == 1 and "nothing measured: every row was skipped" in lines[0]
+      and "MPI has no avg reduction" in lines[0], f"all skipped: exit {code}, {lines}")
+check(os.path.exists(out), "all skipped: the records of the skips were not kept")
 harness.finish("bad_args")

@@ -99,4 +99,11 @@ check("<img" not in html.lower() and "<img" not in md.lower(), "an <img> tag rea
 check("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;" in html, "the hostile label is not shown escaped")
 check("onerror" not in re.sub(r"&lt;img src=x onerror=alert\(1\)&gt;", "", html), "unescaped onerror")
 check("MPI_Allreduce failed" in html, "the failed launch's reason is missing")
+# --out makes a missing directory (after the input has been read), and refuses a file.
+made = os.path.join(root, "new", "deeper")
+code, _, err = h.colltune(args, "report", "base", "--out", made, cwd=root)
+check(code == 0 and any(f.endswith(".md") for f in os.listdir(made)),
+      f"report --out a missing directory: exit {code}: {err[-300:]}")
+code, _, err = h.colltune(args, "report", "base", "--out", os.path.join(root, "j.xml"), cwd=root)
+check(code == 2 and "is not a directory and cannot be one" in err, f"--out a file: {code} {err}")
 h.finish("report_cli")

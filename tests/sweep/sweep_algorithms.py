@@ -37,7 +37,8 @@ finished = sorted((os.stat(os.path.join(store, "points", l["point"], f"round-{l[
                    .st_mtime_ns, l["round"]) for l in m["launches"])
 check([r for _, r in finished] == [1] * 14 + [2] * 14,
       f"rounds ran in the order {[r for _, r in finished]}, expected A B C, A B C")
-check(f"results in {store}" in stdout, "the driver did not say where the results are")
+check(f"results in {store}; read them with: colltune report {store}" in stdout,
+      "the driver did not say where the results are and how to read them")
 for point in m["points"]:
     path = os.path.join(store, "points", point["id"], "round-1.jsonl")
     records = [json.loads(l) for l in open(path)]

@@ -163,6 +163,7 @@ RunContext gather_context(const MpiWorld& world, const Communicator& comm,
   for (auto& w : placement_warnings(c.placement, {})) c.warnings.push_back(std::move(w));
   c.timing = options.policy.timing;
   c.cache = options.policy.cache;
+  c.rank_reduction = options.policy.rank_reduction;
   c.warmup_iters = options.policy.warmup_iters;
   c.iters = options.policy.iters;
   c.repetitions = options.policy.repetitions;

@@ -108,6 +108,23 @@ void MpiWorld::max_over_ranks(std::vector<double>& values) const {
             "MPI_Allreduce");
 }
 
+void MpiWorld::reduce_over_ranks(std::vector<double>& values, RankReduction how) const {
+  if (solo_) return;
+  if (how == RankReduction::kRank0) {
+    broadcast_bytes(values.data(), values.size() * sizeof(double));
+    return;
+  }
+  check_mpi(MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE,
+                          how == RankReduction::kMin   ? MPI_MIN
+                          : how == RankReduction::kMax ? MPI_MAX
+                                                       : MPI_SUM,
+                          MPI_COMM_WORLD),
+            "MPI_Allreduce");
+  if (how == RankReduction::kMean) {
+    for (double& v : values) v /= size_;
+  }
+}
+
 std::string MpiWorld::library_version() {
   char text[MPI_MAX_LIBRARY_VERSION_STRING];
   int length = 0;

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "core/measurement.hpp"
+
 namespace colltune {
 
 class MpiWorld {
@@ -32,6 +34,8 @@ class MpiWorld {
   void broadcast_bytes(void* data, std::size_t bytes) const;
   // Element-wise maximum over ranks, in place; every rank passes the same length.
   void max_over_ranks(std::vector<double>& values) const;
+  // Element-wise rank 0's value, mean, minimum or maximum over ranks, in place (-a).
+  void reduce_over_ranks(std::vector<double>& values, RankReduction how) const;
 
   // MPI_Get_library_version, one line.
   static std::string library_version();

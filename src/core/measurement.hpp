@@ -19,8 +19,13 @@ enum class TimingMode { kBatch, kPerOp };
 // warm: one buffer set reused; cold: buffer sets rotated so no op finds its data in cache.
 enum class CacheMode { kWarm, kCold };
 
+// How one sample's time is taken over ranks (nccl-tests -a: 0 rank 0, 1 mean, 2 min, 3 max).
+// colltune's default is the max: the op is done when its slowest rank is.
+enum class RankReduction { kRank0, kMean, kMin, kMax };
+
 std::string_view name(TimingMode mode);
 std::string_view name(CacheMode mode);
+std::string_view name(RankReduction how);
 
 struct Measurement {
   Collective coll;
@@ -36,6 +41,7 @@ struct Measurement {
   // Racing (--interleave, --race on): how this setting's sampling ended, after which turn.
   RaceOutcome race = RaceOutcome::kNotRaced;
   int race_turn = 0;
+  RankReduction rank_reduction = RankReduction::kMax;  // how each sample was taken over ranks
   // --interleave: the knobs (OMPI_MCA_<name> -> value) its communicator was created under;
   // empty when the run measured one configuration.
   std::map<std::string, std::string> in_process_knobs;
@@ -69,6 +75,7 @@ struct RunContext {
   std::map<std::string, std::string> backend_settings;  // NCCL: -G and ncclConfig_t fields
   TimingMode timing = TimingMode::kBatch;
   CacheMode cache = CacheMode::kWarm;
+  RankReduction rank_reduction = RankReduction::kMax;
   int warmup_iters = 0;
   int iters = 0;
   int repetitions = 0;

@@ -37,8 +37,12 @@ void ConsoleReporter::begin(const RunContext& c) {
              c.colltune_version, c.git_revision, c.backend, c.nranks, per_process, c.hosts.size());
   fmt::print(out_,
              "# timing {}: {} ops per sample, {} samples per size, {} warm-up ops; a sample is "
-             "the max over ranks; time is the median\n",
-             name(c.timing), c.iters, c.repetitions, c.warmup_iters);
+             "{} over ranks; time is the median\n",
+             name(c.timing), c.iters, c.repetitions, c.warmup_iters,
+             c.rank_reduction == RankReduction::kRank0  ? "rank 0's time, not reduced"
+             : c.rank_reduction == RankReduction::kMean ? "the mean"
+             : c.rank_reduction == RankReduction::kMin  ? "the min"
+                                                        : "the max");
   fmt::print(out_, "# cache {} | check {} | algbw and busbw in GB/s (1e9 bytes) as nccl-tests\n",
              name(c.cache),
              c.check_rounds > 0 ? fmt::format("{} round(s)", c.check_rounds) : "off");

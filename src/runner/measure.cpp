@@ -132,9 +132,10 @@ Measurement Measurer::finish(RaceEntry race) {
   if (m_.skipped) return m_;
   m_.race = race.outcome;
   m_.race_turn = race.turn;
+  m_.rank_reduction = policy_.rank_reduction;
   const Collective& c = m_.coll;
   // One reduction after timing, so no sample waits on another's bookkeeping.
-  world_.max_over_ranks(m_.samples_seconds);
+  world_.reduce_over_ranks(m_.samples_seconds, policy_.rank_reduction);
   m_.summary = summarize(m_.samples_seconds);
   m_.at_median = bandwidth(c, m_.nranks, m_.summary.median);
 
@@ -172,8 +173,8 @@ Measurement measure(Communicator& comm, const MpiWorld& world, const Collective&
 namespace {
 
 // Turns until every setting is decided or the budget is spent; only undecided settings sample.
-// Decisions come from the max over ranks of each turn's samples, so every rank takes them alike
-// and no rank skips a collective another runs.
+// Decisions come from each turn's samples reduced over ranks as the records' are (-a; the max
+// by default), so every rank takes them alike and no rank skips a collective another runs.
 std::vector<RaceEntry> race(std::vector<std::unique_ptr<Measurer>>& measurers,
                             const MpiWorld& world, const RunPolicy& policy) {
   RaceConfig config = policy.race_config;
@@ -191,7 +192,7 @@ std::vector<RaceEntry> race(std::vector<std::unique_ptr<Measurer>>& measurers,
       racing.push_back(s);
       seconds.push_back(measurers[s]->take_sample());
     }
-    world.max_over_ranks(seconds);
+    world.reduce_over_ranks(seconds, policy.rank_reduction);  // as the records will have them
     for (std::size_t i = 0; i < racing.size(); ++i) taken[racing[i]].push_back(seconds[i]);
     if (race_step(taken, entries, turn, config)) break;
   }

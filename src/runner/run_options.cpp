@@ -135,6 +135,8 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   app.add_option("--timing", timing);
   app.add_option("--cache", cache);
   app.add_option("--repetitions", repetitions);
+  std::string reduction;
+  app.add_option("-a,--average", reduction);
   app.add_option("--window", window);
   app.add_option("--in-place", in_place);
   auto& bo = o.backend_options;
@@ -197,6 +199,23 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
         check.empty() || check[0].empty()
             ? 1
             : static_cast<int>(parse_integer_flag(check[0], "-c/--check", 0, 100));
+  }
+  if (!reduction.empty()) {
+    // nccl-tests' -a numbers, or their names.
+    const std::vector<std::pair<std::string, RankReduction>> forms{
+        {"0", RankReduction::kRank0},     {"1", RankReduction::kMean},
+        {"2", RankReduction::kMin},       {"3", RankReduction::kMax},
+        {"rank0", RankReduction::kRank0}, {"mean", RankReduction::kMean},
+        {"min", RankReduction::kMin},     {"max", RankReduction::kMax}};
+    const auto it = std::find_if(forms.begin(), forms.end(),
+                                 [&](const auto& form) { return form.first == reduction; });
+    if (it == forms.end()) {
+      throw ConfigError(fmt::format(
+          "-a/--average: '{}' is not allowed; allowed: 0 rank0, 1 mean, 2 min, 3 max (nccl-tests' "
+          "values, or the names)",
+          reduction));
+    }
+    policy.rank_reduction = it->second;
   }
   if (!root.empty()) o.root = static_cast<int>(parse_integer_flag(root, "-r/--root", -1, 1 << 24));
   if (!window.empty()) o.window = static_cast<int>(parse_integer_flag(window, "--window", 1, 1024));
@@ -316,6 +335,10 @@ usage: mpirun -np N colltune run [options]
   --timing MODE           batch: -n ops back to back per sample (nccl-tests, default);
                           per-op: a barrier before every op (OSU)
   --cache MODE            warm: reuse one buffer (default); cold: rotate buffers over 128 MiB
+  -a, --average N         a sample over ranks, as nccl-tests' -a: 0 (or rank0) rank 0's time,
+                          1 (mean), 2 (min), 3 (max); default max (nccl-tests': mean), since an
+                          op is done when its slowest rank is. GPUs of one process (-g) always
+                          count their slowest
   --repetitions N         samples per size (default 10; racing: the most turns, default 20);
                           each is the max over ranks
   --window N              messages in flight per bw/bibw op (default 64, as OSU)

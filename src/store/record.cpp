@@ -64,6 +64,7 @@ nlohmann::json to_json(const RunContext& c) {
       {"backend_settings", c.backend_settings},
       {"timing", name(c.timing)},
       {"cache", name(c.cache)},
+      {"rank_reduction", name(c.rank_reduction)},
       {"warmup_iters", c.warmup_iters},
       {"iters", c.iters},
       {"repetitions", c.repetitions},
@@ -134,6 +135,7 @@ nlohmann::json make_record(const Measurement& m, const RunContext& context) {
   j["schema_version"] = kSchemaVersion;
   j["timing"] = name(context.timing);
   j["cache"] = name(context.cache);
+  j["rank_reduction"] = name(m.rank_reduction);
   j["context"] = to_json(context);
   return j;
 }

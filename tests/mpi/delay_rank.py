@@ -3,7 +3,7 @@
 time is at least 20 ms, whichever rank has it, in batch and per-op timing; pingpong, half a
 round trip, at least 10 ms. A time reduced by the minimum or mean over ranks instead of the
 maximum would fail here; a run without the delay stays far below, so the bound is not met by
-accident."""
+accident. -a selects rank 0's time, the mean, the min or the max instead, as nccl-tests' -a."""
 import os
 
 import harness
@@ -36,4 +36,26 @@ for rank in sorted({0, args.np - 1}):
             check(len(values) == 3 and min(values) >= bound,
                   f"delay on rank {rank}, {timing}: {coll} in-place={in_place} recorded "
                   f"{values}, expected every sample >= {bound}")
+# -a (nccl-tests' values) picks the reduction over ranks; the delay is on the last rank only, so
+# by hand: max >= 20 ms; mean >= 20 ms / np (and below max's); min and rank 0's below 10 ms.
+last = str(args.np - 1)
+expect = {"3": lambda v: v >= DELAY, "1": lambda v: DELAY / args.np <= v < DELAY * 0.9,
+          "2": lambda v: v < DELAY / 2, "0": lambda v: v < DELAY / 2}
+names = {"0": "rank0", "1": "mean", "2": "min", "3": "max"}
+for a, ok in expect.items():
+    out = os.path.join(work, f"a{a}.jsonl")
+    code, _, stderr, _ = harness.run(args, ["--coll", "allreduce", "--in-place", "never", "-b", "8",
+                                            "-e", "8", "-n", "2", "--repetitions", "3", "-a", a,
+                                            "--test-delay-rank", last, "--test-delay-seconds",
+                                            str(DELAY), "--json", out], limit_seconds=120)
+    records = harness.read_jsonl(out) if code == 0 and os.path.exists(out) else []
+    check(len(records) == 1, f"-a {a}: exit {code}: {stderr[-400:]}")
+    for r in records:
+        median = sorted(r["samples_seconds"])[1]
+        check(ok(median) and r["rank_reduction"] == names[a]
+              and r["context"]["rank_reduction"] == names[a],
+              f"-a {a}: median {median} s, rank_reduction {r['rank_reduction']}")
+code, _, stderr, _ = harness.run(args, ["-a", "4"], limit_seconds=60)
+check(code == 2 and "-a/--average: '4' is not allowed; allowed: 0 rank0, 1 mean, 2 min, 3 max"
+      in stderr, f"-a 4: exit {code}: {stderr[-300:]}")
 harness.finish("delay_rank")

@@ -14,7 +14,12 @@ cases = [
     (["--coll", "broadcast", "-r", str(args.np)],
      f"-r/--root: {args.np} is not a rank of this job; allowed: 0 to {args.np - 1}"),
     (["--timeout", "soon"], "--timeout: 'soon' is not allowed"),
-    (["--frobnicate"], "The following argument was not expected: --frobnicate"),
+    (["--frobnicate"], "--frobnicate: not a colltune run flag; allowed: the flags colltune run "
+                       "--help lists"),
+    (["--repetition", "3"], "--repetition: not a colltune run flag (did you mean --repetitions?)"),
+    # nccl-tests' flags: -t more than 1 is refused with the reason, -T is --timeout.
+    (["-t", "2"], "-t/--nthreads: 2: colltune drives a process's GPUs from one thread"),
+    (["-T", "soon"], "--timeout: 'soon' is not allowed"),
     # NCCL settings on the MPI backend were silently ignored; now refused, naming the flag.
     (["-G"], "-G/--graph: an NCCL setting the MPI backend has no use for; allowed: --backend nccl"),
     (["--nccl-blocking", "0"], "--nccl-blocking: an NCCL setting the MPI backend has no use for"),

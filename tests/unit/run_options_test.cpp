@@ -110,7 +110,15 @@ TEST(RunOptions, ErrorsNameFlagValueAndWhatIsAllowed) {
   EXPECT_EQ(error_of({"--timeout", "-1"}),
             "--timeout: '-1' is not allowed; allowed: seconds >= 0 (0 turns the limit off)");
   EXPECT_EQ(error_of({"--bogus"}),
-            "The following argument was not expected: --bogus; see colltune run --help");
+            "--bogus: not a colltune run flag; allowed: the flags colltune run --help lists");
+  // The first unexpected one is named (CLI11 listed them all, reversed), a typo gets its flag.
+  EXPECT_EQ(error_of({"-n", "5", "--iter", "3", "--bogus"}),
+            "--iter: not a colltune run flag (did you mean --iters?); allowed: the flags colltune "
+            "run --help lists");
+  EXPECT_EQ(error_of({"-t", "4"}),
+            "-t/--nthreads: 4: colltune drives a process's GPUs from one thread (grouped NCCL "
+            "calls); allowed: 1, and -g N for N GPUs per process");
+  EXPECT_EQ(error_of({"-a", "mean"}), "no error");  // names are taken as well as the numbers
 }
 
 TEST(RunOptions, RootMustBeARank) {

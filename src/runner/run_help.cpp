@@ -1,0 +1,90 @@
+#include "runner/run_options.hpp"
+
+namespace colltune {
+
+std::string run_help() {
+  return R"(colltune run: measure collectives on the ranks mpirun or srun launched
+
+usage: mpirun -np N colltune run [options]
+       colltune run --backend nccl -g N [options]   one process, N local GPUs, no launcher
+                                                    (the only form in a build without MPI)
+
+  --backend NAME          mpi (default) or nccl, where built (colltune --version lists them)
+  --coll LIST             allreduce alltoall allgather reduce_scatter broadcast reduce sendrecv
+                          pingpong bw bibw, comma separated, or all (default allreduce)
+  -b, --minbytes SIZE     smallest message, with K/M/G suffixes (default 32M)
+  -e, --maxbytes SIZE     largest message (default 32M)
+  -f, --stepfactor N      multiply the size by N each step (default 1: add -i instead)
+  -i, --stepbytes SIZE    add SIZE each step when -f is 1 (default 1M)
+  -n, --iters N           ops per sample (default 20)
+  -w, --warmup_iters N    untimed ops before the first sample (default 5)
+  -c, --check [N]         validation rounds after timing, 0 = off (default 1)
+  -d, --datatype LIST     int8 uint8 int32 uint32 int64 uint64 half float double bfloat16
+                          f8e4m3 f8e5m2, or all (default float); MPI cannot reduce the 16- and
+                          8-bit floats (it moves them), fp8 needs NCCL >= 2.24 on a GPU >= sm_90
+  -o, --op LIST           sum prod max min avg, or all (default sum); avg is NCCL's only
+  -r, --root N            root of broadcast and reduce (default 0; -1: every rank in turn)
+  --timing MODE           batch: -n ops back to back per sample (nccl-tests, default);
+                          per-op: a barrier before every op (OSU)
+  --cache MODE            warm: reuse one buffer (default); cold: rotate buffers over 128 MiB
+  -a, --average N         a sample over ranks, as nccl-tests' -a: 0 (or rank0) rank 0's time,
+                          1 (mean), 2 (min), 3 (max); default max (nccl-tests': mean), since an
+                          op is done when its slowest rank is. GPUs of one process (-g) always
+                          count their slowest
+  --repetitions N         samples per size (default 10; racing: the most turns, default 20);
+                          each is the max over ranks
+  --window N              messages in flight per bw/bibw op (default 64, as OSU)
+  --in-place MODE         both (default), only, never: which buffer placements to measure
+
+NCCL backend (one communicator rank per GPU):
+  -t, --nthreads N        threads per process, as nccl-tests: 1 (one thread drives -g GPUs)
+  -g, --gpus N            GPUs each process drives with group calls (default 1); the job has
+                          processes x N ranks
+  -m, --agg_iters N       issue ops N at a time as one NCCL group (default 1); -n and -w then
+                          count such iterations, and time is per op
+  --device N              first GPU to use (default: local rank x N, modulo visible GPUs)
+  -G, --graph             replay each timed batch and the checked op from CUDA graphs,
+                          captured before timing (warm-up runs eagerly, as in nccl-tests)
+  --nccl-blocking 0|1     ncclConfig_t.blocking (default 1)
+  --cga-cluster-size N, --min-ctas N, --max-ctas N, --net-name NAME
+                          the other ncclConfig_t fields a tuner sets (default: NCCL's)
+Settings side by side in one launch:
+  --interleave NAME=V1,V2,...
+                          measure each value in this one launch, each on a communicator
+                          created with it, samples taken in turns (A B C, A B C) so drift hits
+                          all alike; repeat the flag for a product (at most 64). A value may be
+                          default: the one the job was launched with. NAME is an Open MPI
+                          parameter (--backend mpi; written through MPI_T;
+                          coll_tuned_<coll>_algorithm needs
+                          OMPI_MCA_coll_tuned_use_dynamic_rules=1 at launch), or NCCL_ALGO /
+                          NCCL_PROTO (--backend nccl; set in the environment while NCCL
+                          initialises that communicator, the only NCCL knobs it re-reads there)
+  --interleave-set 'NAME=V NAME2=V2'
+                          one setting to measure so, per flag (what colltune sweep passes for
+                          a spec's interleave: axes), for list values such as NCCL_ALGO=^Tree,Ring;
+                          instead of --interleave
+  --race on|off           with two or more settings, on (default): after --race-min-turns
+                          turns a setting stops being sampled once the 99% interval of its
+                          per-turn time ratio to the best lies above 1 + --race-tie; the rest
+                          end tied when every interval lies below it, undecided when --repetitions
+                          turns (default 20 when racing) are spent. Records say which
+                          (race: won, eliminated, tied, undecided). off: every setting gets
+                          --repetitions samples (default 10)
+  --race-tie PCT          tie tolerance (default 5%; allowed 0.5% to 50%)
+  --race-min-turns N      turns before any decision (default 8, the fewest a 99% interval needs;
+                          allowed 8 to --repetitions)
+  --min-sample-seconds S  racing without -n: ops per sample grow until a sample lasts S
+                          (default 0.001; allowed 1e-05 to 10), found per size by timed batches
+                          of 1, 2, 4 ... ops that are also the warm-up (-w is not used then)
+
+  --json FILE             one JSON record per (collective, size, in-place), with raw samples
+  -T, --timeout SECONDS   limit on each wait for launched work (warm-up, a sample, a check): NCCL
+                          aborts its communicators past it; a job with no progress for it plus
+                          a grace (2 s or 10%) is aborted (default 300, 0 = off)
+
+Exit codes: 0 ok, 2 bad arguments, 7 wrong results, 5 nothing measured (every row skipped),
+1 a rank failed, 4 timeout.
+)";
+}
+
+}  // namespace colltune

@@ -234,4 +234,12 @@ bool is_env_key(const std::string& key) {
          std::any_of(key.begin(), key.end(), [](unsigned char ch) { return std::isupper(ch); });
 }
 
+std::map<std::string, std::string> group_settings(const std::map<std::string, std::string>& s) {
+  std::map<std::string, std::string> group;
+  for (const auto& [key, value] : s) {
+    if (!is_env_key(key)) group[key] = value;
+  }
+  return group;
+}
+
 }  // namespace colltune

@@ -1,6 +1,7 @@
 #pragma once
 // Values of the knobs colltune knows, checked before a sweep runs anything.
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -23,5 +24,8 @@ std::optional<std::string> check_rank_by(std::string_view value);
 // Keys a sweep's `axes` section accepts besides environment variables (UPPER_CASE names).
 const std::vector<std::string>& placement_axis_keys();
 bool is_env_key(const std::string& key);
+// A point's settings without its environment knobs (backend, np, placement): what the points a
+// baseline stands for, and a race compares, share.
+std::map<std::string, std::string> group_settings(const std::map<std::string, std::string>& s);
 
 }  // namespace colltune

@@ -13,11 +13,7 @@ namespace {
 
 // A point's placement and backend: what its baseline shares with it.
 std::map<std::string, std::string> group_of(const PointInfo& p) {
-  std::map<std::string, std::string> group;
-  for (const auto& [key, value] : p.settings) {
-    if (!is_env_key(key)) group[key] = value;
-  }
-  return group;
+  return group_settings(p.settings);
 }
 
 // Which launch measured (point, round): points that shared a sweep launch (interleave) get the

@@ -23,13 +23,7 @@ using CellKey = std::tuple<std::string, std::string, std::string, bool, int, std
 // Point -> cell -> round -> log of that launch's median time.
 using LogMedians = std::map<std::string, std::map<CellKey, std::map<int, double>>>;
 
-Settings group_of(const Point& p) {
-  Settings group;
-  for (const auto& [key, value] : p.settings) {
-    if (!is_env_key(key)) group[key] = value;
-  }
-  return group;
-}
+Settings group_of(const Point& p) { return group_settings(p.settings); }
 
 LogMedians read_medians(const Manifest& manifest, const std::string& store, int round) {
   LogMedians out;

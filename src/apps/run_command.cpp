@@ -13,6 +13,7 @@
 #include "core/errors.hpp"
 #include "report/console_reporter.hpp"
 #include "report/jsonl_reporter.hpp"
+#include "report/nccl_tests_json.hpp"
 #include "runner/measure.hpp"
 #include "runner/plan.hpp"
 #include "runner/run_options.hpp"
@@ -73,6 +74,11 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
       auto jsonl = std::make_unique<JsonlReporter>(options.json_path);
       json_error = jsonl->open_error();
       if (json_error.empty()) reporters.push_back(std::move(jsonl));
+    }
+    if (!options.nccl_tests_json_path.empty() && json_error.empty()) {
+      auto nccl_tests = std::make_unique<NcclTestsJsonReporter>(options.nccl_tests_json_path);
+      json_error = nccl_tests->open_error();
+      if (json_error.empty()) reporters.push_back(std::move(nccl_tests));
     }
   }
   // Only rank 0 writes, so every rank must hear whether it can before anything is measured.

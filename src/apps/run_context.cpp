@@ -162,8 +162,13 @@ RunContext gather_context(const MpiWorld& world, const Communicator& comm,
   c.warnings = health_warnings(all_versions, ib_by_host);
   for (auto& w : placement_warnings(c.placement, {})) c.warnings.push_back(std::move(w));
   c.timing = options.policy.timing;
+  c.span = options.policy.span;
   c.cache = options.policy.cache;
   c.rank_reduction = options.policy.rank_reduction;
+  c.min_bytes = options.min_bytes;
+  c.max_bytes = options.max_bytes;
+  c.step_factor = options.step_factor;
+  c.step_bytes = options.step_bytes;
   c.warmup_iters = options.policy.warmup_iters;
   c.iters = options.policy.iters;
   c.repetitions = options.policy.repetitions;

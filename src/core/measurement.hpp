@@ -23,7 +23,12 @@ enum class CacheMode { kWarm, kCold };
 // colltune's default is the max: the op is done when its slowest rank is.
 enum class RankReduction { kRank0, kMean, kMin, kMax };
 
+// What a sample's clock spans: until the ops are done (default), or until the host's launch
+// calls return (nccl-tests -C: the CPU cost of launching; the same for blocking MPI calls).
+enum class TimeSpan { kCompletion, kLaunch };
+
 std::string_view name(TimingMode mode);
+std::string_view name(TimeSpan span);
 std::string_view name(CacheMode mode);
 std::string_view name(RankReduction how);
 
@@ -74,8 +79,13 @@ struct RunContext {
   std::map<std::string, std::string> library_versions;  // "mpi" -> MPI_Get_library_version ...
   std::map<std::string, std::string> backend_settings;  // NCCL: -G and ncclConfig_t fields
   TimingMode timing = TimingMode::kBatch;
+  TimeSpan span = TimeSpan::kCompletion;
   CacheMode cache = CacheMode::kWarm;
   RankReduction rank_reduction = RankReduction::kMax;
+  std::uint64_t min_bytes = 0;  // the size sweep asked for (-b -e -f -i)
+  std::uint64_t max_bytes = 0;
+  std::uint64_t step_factor = 1;
+  std::uint64_t step_bytes = 0;
   int warmup_iters = 0;
   int iters = 0;
   int repetitions = 0;

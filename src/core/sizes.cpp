@@ -3,12 +3,23 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <cmath>
 
 #include "core/errors.hpp"
 
 namespace colltune {
 
 std::optional<std::uint64_t> parse_bytes(std::string_view text) {
+  // nccl-tests reads the first letter after the number as the unit, so "1MB" and "1MiB" are 1M
+  // there; those spellings are accepted here, anything else after the unit is not.
+  for (std::string_view tail : {"iB", "B"}) {
+    if (text.size() > tail.size() + 1 && text.ends_with(tail) &&
+        std::string_view("KkMmGg").find(text[text.size() - tail.size() - 1]) !=
+            std::string_view::npos) {
+      text.remove_suffix(tail.size());
+      break;
+    }
+  }
   if (text.empty()) return std::nullopt;
   std::uint64_t multiplier = 1;
   switch (text.back()) {
@@ -28,12 +39,23 @@ std::optional<std::uint64_t> parse_bytes(std::string_view text) {
       break;
   }
   if (multiplier != 1) text.remove_suffix(1);
+  if (text.empty()) return std::nullopt;
+  constexpr std::uint64_t kLimit = 1ULL << 62;
   std::uint64_t value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) return std::nullopt;
-  constexpr std::uint64_t kLimit = 1ULL << 62;
-  if (value > kLimit / multiplier) return std::nullopt;
-  return value * multiplier;
+  if (ec == std::errc() && end == text.data() + text.size()) {
+    if (value > kLimit / multiplier) return std::nullopt;
+    return value * multiplier;
+  }
+  // nccl-tests' sizes are doubles ("0.5K", "1e6"); taken when they come to whole bytes.
+  double real = -1;
+  auto [real_end, real_ec] = std::from_chars(text.data(), text.data() + text.size(), real);
+  if (real_ec != std::errc() || real_end != text.data() + text.size() || !(real >= 0)) {
+    return std::nullopt;
+  }
+  const double bytes = real * static_cast<double>(multiplier);
+  if (!(bytes <= static_cast<double>(kLimit)) || bytes != std::floor(bytes)) return std::nullopt;
+  return static_cast<std::uint64_t>(bytes);
 }
 
 std::string format_bytes(std::uint64_t bytes) {

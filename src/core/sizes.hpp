@@ -12,8 +12,8 @@
 
 namespace colltune {
 
-// "8", "64K", "16M", "1G" (binary multiples, as nccl-tests) -> bytes; nullopt if malformed or
-// above 2^62.
+// "8", "64K", "16M", "1G" (binary multiples, as nccl-tests), also "1MB", "1MiB", "0.5K" and
+// "1e6" as nccl-tests reads them -> bytes; nullopt if malformed, not whole bytes, or above 2^62.
 std::optional<std::uint64_t> parse_bytes(std::string_view text);
 
 // 1024 -> "1K", 3 -> "3", 1536 -> "1536": the shortest exact spelling parse_bytes accepts.

@@ -26,9 +26,21 @@ void test_delay(const MpiWorld& world, const RunPolicy& policy, int ops) {
   std::this_thread::sleep_for(std::chrono::duration<double>(policy.delay_seconds * ops));
 }
 
+// -C: the host's steady clock from the first launch call until the last returns.
+class LaunchTimer : public Timer {
+ public:
+  void start() override { start_ = std::chrono::steady_clock::now(); }
+  void stop() override { stop_ = std::chrono::steady_clock::now(); }
+  double seconds() override { return std::chrono::duration<double>(stop_ - start_).count(); }
+
+ private:
+  std::chrono::steady_clock::time_point start_, stop_;
+};
+
 double timed_batch(Communicator& comm, const MpiWorld& world, const Collective& c, Buffers& buffers,
                    const RunPolicy& policy) {
-  auto timer = comm.timer();
+  std::unique_ptr<Timer> timer =
+      policy.span == TimeSpan::kLaunch ? std::make_unique<LaunchTimer>() : comm.timer();
   if (policy.timing == TimingMode::kBatch) {
     world.barrier();
     timer->start();

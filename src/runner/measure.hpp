@@ -21,9 +21,10 @@ struct RunPolicy {
   int repetitions = 10;  // samples
   int check_rounds = 1;  // 0: no validation
   TimingMode timing = TimingMode::kBatch;
+  TimeSpan span = TimeSpan::kCompletion;  // -C: host time until the launch calls return
   CacheMode cache = CacheMode::kWarm;
   RankReduction rank_reduction = RankReduction::kMax;  // a sample over ranks (-a)
-  std::uint64_t cold_footprint_bytes = 128ULL << 20;  // buffer bytes to rotate through when cold
+  std::uint64_t cold_footprint_bytes = 128ULL << 20;   // buffer bytes to rotate through when cold
   // Ops per sample adapt to the size: as many as fill min_sample_seconds, found by a calibration
   // that is also the warm-up (warmup_iters is not used then); otherwise `iters`.
   bool adaptive_iters = false;

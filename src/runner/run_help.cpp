@@ -12,7 +12,8 @@ usage: mpirun -np N colltune run [options]
   --backend NAME          mpi (default) or nccl, where built (colltune --version lists them)
   --coll LIST             allreduce alltoall allgather reduce_scatter broadcast reduce sendrecv
                           pingpong bw bibw, comma separated, or all (default allreduce)
-  -b, --minbytes SIZE     smallest message, with K/M/G suffixes (default 32M)
+  -b, --minbytes SIZE     smallest message, with K/M/G suffixes (default 32M); nccl-tests'
+                          forms too: 1MB, 1MiB, 0.5K, 1e6
   -e, --maxbytes SIZE     largest message (default 32M)
   -f, --stepfactor N      multiply the size by N each step (default 1: add -i instead)
   -i, --stepbytes SIZE    add SIZE each step when -f is 1 (default 1M)
@@ -26,6 +27,11 @@ usage: mpirun -np N colltune run [options]
   -r, --root N            root of broadcast and reduce (default 0; -1: every rank in turn)
   --timing MODE           batch: -n ops back to back per sample (nccl-tests, default);
                           per-op: a barrier before every op (OSU)
+  -z, --blocking 0|3      nccl-tests' form of --timing: 0 batch, 3 per-op (1 and 2, a barrier
+                          or a wait inside the timed loop, are refused)
+  -C, --report_cputime 0|1
+                          1: time until the launch calls return (host CPU time), not until the
+                          ops are done; the same for MPI's blocking calls (default 0)
   --cache MODE            warm: reuse one buffer (default); cold: rotate buffers over 128 MiB
   -a, --average N         a sample over ranks, as nccl-tests' -a: 0 (or rank0) rank 0's time,
                           1 (mean), 2 (min), 3 (max); default max (nccl-tests': mean), since an
@@ -38,13 +44,16 @@ usage: mpirun -np N colltune run [options]
 
 NCCL backend (one communicator rank per GPU):
   -t, --nthreads N        threads per process, as nccl-tests: 1 (one thread drives -g GPUs)
-  -g, --gpus N            GPUs each process drives with group calls (default 1); the job has
+  -g, --gpus, --ngpus N   GPUs each process drives with group calls (default 1); the job has
                           processes x N ranks
   -m, --agg_iters N       issue ops N at a time as one NCCL group (default 1); -n and -w then
                           count such iterations, and time is per op
   --device N              first GPU to use (default: local rank x N, modulo visible GPUs)
-  -G, --graph             replay each timed batch and the checked op from CUDA graphs,
-                          captured before timing (warm-up runs eagerly, as in nccl-tests)
+  -G, --graph [N]         replay each timed batch and the checked op from CUDA graphs,
+                          captured before timing (warm-up runs eagerly, as in nccl-tests);
+                          N as nccl-tests' --cudagraph: 0 off, N >= 1 on (each sample is one
+                          launch of its graph; --repetitions sets the samples)
+  -p, --parallel_init 0|1 accepted; no effect (one thread creates the communicators)
   --nccl-blocking 0|1     ncclConfig_t.blocking (default 1)
   --cga-cluster-size N, --min-ctas N, --max-ctas N, --net-name NAME
                           the other ncclConfig_t fields a tuner sets (default: NCCL's)
@@ -78,9 +87,16 @@ Settings side by side in one launch:
                           of 1, 2, 4 ... ops that are also the warm-up (-w is not used then)
 
   --json FILE             one JSON record per (collective, size, in-place), with raw samples
+  -J, --output_file F.json
+                          nccl-tests' JSON (version 3) for its readers: one collective and
+                          one configuration per file; time is the median sample (us); env is
+                          colltune's allow-listed, redacted one
   -T, --timeout SECONDS   limit on each wait for launched work (warm-up, a sample, a check): NCCL
                           aborts its communicators past it; a job with no progress for it plus
                           a grace (2 s or 10%) is aborted (default 300, 0 = off)
+
+nccl-tests' -N -y -S -R -x -D -V -M -u -I -K are accepted at nccl-tests' default value and
+refused with the reason otherwise.
 
 Exit codes: 0 ok, 2 bad arguments, 7 wrong results, 5 nothing measured (every row skipped),
 1 a rank failed, 4 timeout.

@@ -12,6 +12,7 @@
 #include "core/sizes.hpp"
 #include "core/suggest.hpp"
 #include "knobs/interleave.hpp"
+#include "runner/nccl_tests_flags.hpp"
 
 namespace colltune {
 namespace {
@@ -44,8 +45,8 @@ std::uint64_t parse_size_flag(const std::string& text, std::string_view flag) {
   const auto bytes = parse_bytes(text);
   if (!bytes) {
     throw ConfigError(fmt::format(
-        "{}: '{}' is not a size; allowed: a whole number of bytes with an optional K, M or G "
-        "suffix (2^10, 2^20, 2^30)",
+        "{}: '{}' is not a size; allowed: a whole number of bytes, optionally with K, M or G "
+        "(2^10, 2^20, 2^30; 1MB and 0.5K read as nccl-tests reads them)",
         flag, text));
   }
   return *bytes;
@@ -164,8 +165,7 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   app.add_option("--window", window);
   app.add_option("--in-place", in_place);
   auto& bo = o.backend_options;
-  app.add_flag("-G,--graph", bo.graph);
-  app.add_option("-g,--gpus", bo.gpus)->check(CLI::Range(1, 1024));
+  app.add_option("-g,--gpus,--ngpus", bo.gpus)->check(CLI::Range(1, 1024));
   app.add_option("-m,--agg_iters", bo.aggregate)->check(CLI::Range(1, 1024));
   app.add_option("--device", bo.device)->check(CLI::Range(0, 1023));
   app.add_option("--nccl-blocking", bo.nccl_blocking)->check(CLI::Range(0, 1));
@@ -189,6 +189,8 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   app.add_option("--test-delay-rank", o.policy.delay_rank)->group("");
   app.add_option("--test-delay-seconds", o.policy.delay_seconds)->group("");
   app.add_option("--test-delay-setting", o.policy.delay_setting)->group("");
+  NcclTestsFlags nccl_tests_flags;
+  add_nccl_tests_flags(app, nccl_tests_flags);
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {
@@ -255,6 +257,7 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
     throw ConfigError(
         fmt::format("--timing: '{}' is not a timing mode; allowed: batch per-op", timing));
   }
+  apply_nccl_tests_flags(app, nccl_tests_flags, app.count("--timing") > 0, o);
   if (cache == "warm") {
     policy.cache = CacheMode::kWarm;
   } else if (cache == "cold") {
@@ -312,13 +315,21 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
     // NCCL-only options would be silently ignored on the MPI backend: refuse the first one.
     for (const char* flag : {"--graph", "--device", "--nccl-blocking", "--cga-cluster-size",
                              "--min-ctas", "--max-ctas", "--net-name"}) {
-      if (app.count(flag) > 0) {
+      if (std::string_view(flag) == "--graph" ? bo.graph : app.count(flag) > 0) {
         throw ConfigError(fmt::format(
             "{}{}: an NCCL setting the MPI backend has no use for; allowed: --backend nccl, or "
             "leave it out",
             std::string_view(flag) == "--graph" ? "-G/" : "", flag));
       }
     }
+  }
+  if (!o.nccl_tests_json_path.empty() && (o.colls.size() > 1 || !o.interleaved.empty())) {
+    throw ConfigError(fmt::format(
+        "-J/--output_file: nccl-tests' JSON holds one collective and one configuration per file, "
+        "and this run measures {}; allowed: one --coll and no --interleave with -J (or --json "
+        "FILE for colltune's records, which hold any mix)",
+        o.colls.size() > 1 ? fmt::format("{} collectives", o.colls.size())
+                           : fmt::format("{} settings", o.interleaved.size())));
   }
   if (o.backend == "mpi" && bo.gpus != 1) {
     throw ConfigError(fmt::format(

@@ -37,8 +37,9 @@ struct RunOptions {
   // communicator each, as the product of the flags' values; empty without the flag.
   std::vector<InProcessSettings> interleaved;
   double timeout_seconds = 300;
-  std::vector<std::string> notes;  // what the options turned off, for rank 0 to print
-  std::string json_path;           // empty: no JSONL
+  std::vector<std::string> notes;    // what the options turned off, for rank 0 to print
+  std::string json_path;             // empty: no JSONL
+  std::string nccl_tests_json_path;  // -J: nccl-tests' JSON format; empty: none
   bool help = false;
 };
 

@@ -32,6 +32,24 @@ std::string collective_of(const std::string& program, const std::string& path) {
   return it->second;
 }
 
+std::string written_by_colltune(const nlohmann::json& j, const std::string& path) {
+  std::string collective;
+  for (const auto& row : j.at("results")) {
+    const std::string name = row.value("experiment_name", "");
+    if (!parse_coll_kind(name) || (!collective.empty() && name != collective)) {
+      throw ConfigError(fmt::format(
+          "{}: results[].experiment_name: '{}' is not allowed; allowed: one collective name in "
+          "every row, as colltune run -J writes",
+          path, name));
+    }
+    collective = name;
+  }
+  if (collective.empty()) {
+    throw ConfigError(fmt::format("{}: results: no rows; allowed: a file with results", path));
+  }
+  return collective;
+}
+
 // nccl-tests writes NaN as "nan" and numbers it could not compute as strings.
 double number(const nlohmann::json& v) {
   return v.is_number() ? v.get<double>() : std::numeric_limits<double>::quiet_NaN();
@@ -60,7 +78,11 @@ Dataset load_nccl_tests(const std::string& path, const nlohmann::json& j, const 
   d.source = path;
   d.kind = "nccl-tests";
   try {
-    d.name = collective_of(j.at("args").at(0).get<std::string>(), path);
+    const std::string program = j.at("args").at(0).get<std::string>();
+    // colltune run -J names the collective in each row (one per file), where nccl-tests' program
+    // name says it.
+    d.name = std::filesystem::path(program).filename() == "colltune" ? written_by_colltune(j, path)
+                                                                     : collective_of(program, path);
     const auto& config = j.contains("config") ? j["config"] : nlohmann::json::object();
     const int threads = positive(config, "nthreads"), gpus = positive(config, "ngpus");
     const auto devices = config.value("devices", nlohmann::json::array());

@@ -15,8 +15,19 @@ TEST(ParseBytes, SuffixesAreBinary) {
   EXPECT_EQ(parse_bytes("0"), 0u);
 }
 
+// nccl-tests' parsesize reads "%lf %1s": a double, then one unit letter, ignoring what follows.
+TEST(ParseBytes, TakesNcclTestsSpellings) {
+  EXPECT_EQ(parse_bytes("1MB"), 1u << 20);
+  EXPECT_EQ(parse_bytes("8KB"), 8u << 10);
+  EXPECT_EQ(parse_bytes("2GiB"), 2ULL << 30);
+  EXPECT_EQ(parse_bytes("1.5M"), 1572864u);  // 1.5 x 1048576
+  EXPECT_EQ(parse_bytes("0.5k"), 512u);
+  EXPECT_EQ(parse_bytes("1e6"), 1000000u);
+}
+
 TEST(ParseBytes, RejectsMalformed) {
-  for (const char* bad : {"", "K", "1.5M", "-8", "8KB", "12Q", " 8", "99999999999G"}) {
+  for (const char* bad : {"", "K", "-8", "12Q", " 8", "99999999999G", "1.3", "0.1K", "8KBx", "B",
+                          "8iB", "MB", "-0.5K", "nan", "inf"}) {
     EXPECT_FALSE(parse_bytes(bad).has_value()) << bad;
   }
 }

@@ -28,6 +28,14 @@ double algbw_bytes(const Collective& c, int nranks) {
   }
 }
 
+int point_to_point_pairs(int nranks) { return nranks / 2; }
+
+double messages_per_second(const Collective& c, int nranks, double op_seconds) {
+  if (op_seconds <= 0 || (c.kind != CollKind::kUniBw && c.kind != CollKind::kBiBw)) return 0;
+  const double directions = c.kind == CollKind::kBiBw ? 2 : 1;
+  return directions * c.window * point_to_point_pairs(nranks) / op_seconds;
+}
+
 Bandwidth bandwidth(const Collective& c, int nranks, double op_seconds) {
   Bandwidth bw;
   if (op_seconds <= 0) return bw;

@@ -17,6 +17,13 @@ double bus_factor(CollKind kind, int nranks);
 // window for kBiBw (OSU's bw and bibw).
 double algbw_bytes(const Collective& c, int nranks);
 
+// Pairs that exchange at once in pingpong, bw and bibw: (r, r + n/2) for r < n/2.
+int point_to_point_pairs(int nranks);
+
+// bw and bibw: messages per second over all pairs at once, as osu_mbw_mr counts them (a window
+// per pair per op; bibw sends one each way); 0 for other collectives.
+double messages_per_second(const Collective& c, int nranks, double op_seconds);
+
 // `op_seconds` is the time of one op (for pingpong: half a round trip).
 Bandwidth bandwidth(const Collective& c, int nranks, double op_seconds);
 

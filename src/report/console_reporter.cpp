@@ -76,6 +76,13 @@ void ConsoleReporter::add(const Measurement& m) {
         "#{:>11} {:>13} {:>9} {:>7} {:>6}  {:>8} {:>7} {:>7} {:>6}   {:>8} {:>7} {:>7} {:>6}\n",
         "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)",
         "");
+    if (messages_per_second(m.coll, m.nranks, 1) > 0) {
+      // osu_mbw_mr's figures beside OSU's per-pair bandwidth.
+      fmt::print(out_,
+                 "# {} pair(s) (r, r + n/2) at once; algbw per pair; rate: out-of-place "
+                 "messages/s over all pairs (osu_mbw_mr)\n",
+                 point_to_point_pairs(m.nranks));
+    }
   }
   if (m.skipped) {
     skips_.insert(
@@ -121,9 +128,12 @@ void ConsoleReporter::print_row(const std::optional<Measurement>& oop,
       races.push_back(fmt::format("{}@{}", name(m->race), m->race_turn));
     }
   }
-  fmt::print(out_, " {:>11} {:>13} {:>9} {:>7} {:>6}  {}   {}{}{}{}\n", any.bytes,
+  const double rate =
+      oop && !oop->skipped ? messages_per_second(oop->coll, oop->nranks, oop->summary.median) : 0;
+  fmt::print(out_, " {:>11} {:>13} {:>9} {:>7} {:>6}  {}   {}{}{}{}{}\n", any.bytes,
              any.bytes / element_bytes(any.coll.dtype), name(any.coll.dtype), name(any.coll.op),
-             root_text(any.coll), half(oop), half(ip), flag ? " ~" : "",
+             root_text(any.coll), half(oop), half(ip),
+             rate > 0 ? fmt::format("  rate {:.4g} msg/s", rate) : "", flag ? " ~" : "",
              knobs.empty() ? "" : fmt::format("  [{}]", fmt::join(knobs, " ")),
              races.empty() ? "" : fmt::format(" race {}", fmt::join(races, "/")));
   std::fflush(out_);

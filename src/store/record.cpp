@@ -127,7 +127,10 @@ nlohmann::json to_json(const Measurement& m) {
                           {"ci_exact", s.ci_exact}};
     j["algbw_gbps"] = m.at_median.algbw_gbps;
     j["busbw_gbps"] = m.at_median.busbw_gbps;
+    const double rate = messages_per_second(m.coll, m.nranks, m.summary.median);
+    j["messages_per_second"] = rate > 0 ? nlohmann::json(rate) : nullptr;
   } else {
+    j["messages_per_second"] = nullptr;
     j["stats_seconds"] = nullptr;
     j["algbw_gbps"] = nullptr;
     j["busbw_gbps"] = nullptr;

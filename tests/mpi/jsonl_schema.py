@@ -67,4 +67,20 @@ for r in records:
           f"expected {algbw} and {algbw * factor}")
     check(len(r["samples_seconds"]) == 7, "repetitions not honoured")
 check(not os.path.exists(out + ".partial"), "the .partial file was left behind")
+check(all(r["messages_per_second"] is None for r in records), "a message rate outside bw/bibw")
+
+# bw and bibw: the message rate over all pairs, as osu_mbw_mr counts it, from the hand formula.
+bw_out = os.path.join(harness.workdir(), "bw.jsonl")
+code, stdout, stderr, _ = harness.run(args, ["--coll", "bw,bibw", "-b", "1K", "-e", "1K", "--window",
+                                             "16", "--repetitions", "3", "--json", bw_out])
+check(code == 0, f"bw: exit code {code}: {stderr[-1000:]}")
+for r in (harness.read_jsonl(bw_out) if code == 0 else []):
+    if r["skipped"] is not None:
+        continue
+    pairs, directions = args.np // 2, 2 if r["collective"] == "bibw" else 1
+    expected = pairs * 16 * directions / statistics.median(r["samples_seconds"])
+    check(abs(r["messages_per_second"] - expected) <= 1e-9 * expected,
+          f"{r['collective']}: {r['messages_per_second']} msg/s, expected {expected}")
+check(stdout.count(" msg/s") == 2 and f"# {args.np // 2} pair(s)" in stdout,
+      f"bw table lacks the rate column: {stdout[-600:]}")
 harness.finish("jsonl_schema")

@@ -52,6 +52,19 @@ TEST(Bandwidth, PointToPointFollowsOsu) {
   EXPECT_DOUBLE_EQ(bandwidth(bw, 2, 1.0).algbw_gbps, 0.001);
 }
 
+// osu_mbw_mr: pairs x window messages per op (bibw: a window each way).
+TEST(MessageRate, CountsEveryPairsWindow) {
+  Collective bw = make(CollKind::kUniBw, 8, DType::kUint8);
+  bw.window = 64;
+  EXPECT_DOUBLE_EQ(messages_per_second(bw, 8, 1e-3), 4 * 64 / 1e-3);  // 4 pairs
+  bw.kind = CollKind::kBiBw;
+  EXPECT_DOUBLE_EQ(messages_per_second(bw, 2, 1e-3), 2 * 64 / 1e-3);
+  bw.kind = CollKind::kPingpong;
+  EXPECT_EQ(messages_per_second(bw, 2, 1e-3), 0);
+  bw.kind = CollKind::kUniBw;
+  EXPECT_EQ(messages_per_second(bw, 2, 0), 0);
+}
+
 TEST(Bandwidth, ZeroTimeGivesZeroNotInfinity) {
   EXPECT_EQ(bandwidth(make(CollKind::kAllreduce, 10), 2, 0.0).algbw_gbps, 0.0);
 }

@@ -4,9 +4,11 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "apps/run_context.hpp"
 #include "backends/registry.hpp"
@@ -123,11 +125,36 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
       timeout.count() == 0 ? timeout
                            : timeout + std::max(std::chrono::milliseconds(2000), timeout / 10);
   policy.on_progress = [&] { watchdog.arm(watchdog_limit, g_current_step); };
+  // A size that runs for long shows life on rank 0: a line once it passed kProgressAfter, then
+  // at most one per kProgressEvery, so a 4 GiB allreduce does not look hung.
+  constexpr double kProgressAfterSeconds = 5, kProgressEverySeconds = 10;
+  auto step_start = std::chrono::steady_clock::now();
+  std::optional<std::chrono::steady_clock::time_point> last_line;  // of this step
+  if (world.rank() == 0) {
+    policy.on_sample = [&](int taken, int planned, int ops_per_sample) {
+      const auto now = std::chrono::steady_clock::now();
+      const double elapsed = std::chrono::duration<double>(now - step_start).count();
+      if (elapsed < kProgressAfterSeconds ||
+          (last_line &&
+           std::chrono::duration<double>(now - *last_line).count() < kProgressEverySeconds) ||
+          taken == planned) {
+        return;
+      }
+      last_line = now;
+      std::fprintf(stderr, "colltune: %s: sample %d/%d, %lld/%lld ops, %.0f s elapsed\n",
+                   g_current_step.c_str(), taken, planned,
+                   static_cast<long long>(taken) * ops_per_sample,
+                   static_cast<long long>(planned) * ops_per_sample, elapsed);
+      std::fflush(stderr);
+    };
+  }
   for (std::size_t i = 0; i < plan.size(); ++i) {
     const Collective& c = plan[i];
     // The test-only hang hits the last op, so tests can see that finished records survive.
     policy.hang_rank = i + 1 == plan.size() ? options.policy.hang_rank : -1;
     g_current_step = describe(c, nranks);
+    step_start = std::chrono::steady_clock::now();
+    last_line.reset();
     watchdog.arm(watchdog_limit, g_current_step);
     std::vector<Measurement> results =
         turns.size() == 1 ? std::vector<Measurement>{measure(*turns[0], world, c, policy)}

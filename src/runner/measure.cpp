@@ -137,6 +137,10 @@ double Measurer::take_sample() {
   if (m_.skipped) return 0;
   m_.samples_seconds.push_back(
       op_seconds(m_.coll, timed_batch(comm_, world_, m_.coll, *buffers_, policy_)));
+  if (policy_.on_sample) {
+    policy_.on_sample(static_cast<int>(m_.samples_seconds.size()), policy_.repetitions,
+                      m_.ops_per_sample);
+  }
   return m_.samples_seconds.back();
 }
 

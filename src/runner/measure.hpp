@@ -38,6 +38,9 @@ struct RunPolicy {
   // the caller's watchdog counts a hang from the last progress, so the backend's own timeout
   // (which starts at its wait) fires first and can abort the communicator cleanly.
   std::function<void()> on_progress;
+  // Called after every timed sample with the samples taken and planned (per setting) and the ops
+  // in each, so the caller can show life on long sizes. Never called while a clock runs.
+  std::function<void(int taken, int planned, int ops_per_sample)> on_sample;
   std::uint64_t seed = 0xC011;
   bool corrupt_one = false;  // test-only: flip one output element (per checked rank) first
   int hang_rank = -1;        // test-only: this rank stops before warm-up, as a hung peer would

@@ -95,6 +95,9 @@ Settings side by side in one launch:
                           aborts its communicators past it; a job with no progress for it plus
                           a grace (2 s or 10%) is aborted (default 300, 0 = off)
 
+A size that runs past 5 s gets a progress line on stderr (samples and ops done of planned,
+seconds elapsed), at most one per 10 s.
+
 nccl-tests' -N -y -S -R -x -D -V -M -u -I -K are accepted at nccl-tests' default value and
 refused with the reason otherwise.
 

@@ -74,8 +74,12 @@ class Progress {
                    name(o.status));
       }
     } else {
-      fmt::print(out_, "sweep: [{}/{}] {} in {:.2f} s\n", index_, total_, name(o.status),
-                 o.seconds);
+      // Logs (CI, sbatch) get the clock too: elapsed, and the launches left at the mean so far.
+      const double left = sweep_elapsed_ /
+                          static_cast<double>(std::max<std::size_t>(finished_, 1)) *
+                          static_cast<double>(total_ > index_ ? total_ - index_ : 0);
+      fmt::print(out_, "sweep: [{}/{}] {} in {:.2f} s | elapsed {} | ETA {}\n", index_, total_,
+                 name(o.status), o.seconds, clock_text(sweep_elapsed_), clock_text(left));
     }
     std::fflush(out_);
   }

@@ -58,4 +58,15 @@ for a, ok in expect.items():
 code, _, stderr, _ = harness.run(args, ["-a", "4"], limit_seconds=60)
 check(code == 2 and "-a/--average: '4' is not allowed; allowed: 0 rank0, 1 mean, 2 min, 3 max"
       in stderr, f"-a 4: exit {code}: {stderr[-300:]}")
+
+# A long size shows life: samples of 1.5 s (rank 0's delay) cross the 5 s mark at sample 4 and
+# get one line on rank 0 (the next would be 10 s later, past the last sample, which never prints).
+code, stdout, stderr, seconds = harness.run(
+    args, ["-b", "8", "-e", "8", "-n", "1", "-w", "0", "-c", "0", "--in-place", "never",
+           "--repetitions", "8", "--test-delay-rank", "0", "--test-delay-seconds", "1.5"],
+    limit_seconds=120)
+progress = [l for l in stderr.splitlines() if ": sample " in l]
+check(code == 0 and len(progress) == 1, f"progress: exit {code}, lines {progress}")
+check(bool(progress) and "allreduce float sum of 8 B out-of-place: sample 4/8, 4/8 ops, " in
+      progress[0] and progress[0].endswith(" s elapsed"), f"progress line: {progress}")
 harness.finish("delay_rank")

@@ -2,9 +2,12 @@
 """colltune's MPI backend in OSU's units (us; MB/s with MB = 1e6), in OSU's timing mode (per-op)
 and colltune's default (batch), with the run-to-run spread of the median over several launches.
 
-With OSU_DIR set, runs OSU Micro-Benchmarks' osu_allreduce, osu_alltoall and osu_latency the same
-number of times, interleaved with colltune's launches so drift hits both alike, and prints the
-ratio colltune/OSU of the medians of launch medians."""
+With OSU_DIR set, runs OSU Micro-Benchmarks' osu_allreduce, osu_alltoall (both with -f) and
+osu_latency the same number of times, interleaved with colltune's launches so drift hits both
+alike, and prints the ratio colltune/OSU of the medians over launches. Like is compared with like:
+OSU's iteration counts (1000 ops after 100 warm-up up to 8 KiB, 100 after 10 above), OSU's
+datatype (MPI_CHAR: colltune int8), and for collectives OSU's Max column (the slowest rank's mean,
+which is what colltune's default -a max takes of each sample)."""
 import argparse
 import json
 import os
@@ -13,8 +16,8 @@ import subprocess
 import tempfile
 
 POINTS = [  # (collective, colltune bytes, dtype)
-    ("allreduce", 8, "float"), ("allreduce", 1 << 20, "float"), ("allreduce", 16 << 20, "float"),
-    ("alltoall", 8, "uint8"), ("alltoall", 1 << 20, "uint8"), ("alltoall", 16 << 20, "uint8"),
+    ("allreduce", 8, "int8"), ("allreduce", 1 << 20, "int8"), ("allreduce", 16 << 20, "int8"),
+    ("alltoall", 8, "int8"), ("alltoall", 1 << 20, "int8"), ("alltoall", 16 << 20, "int8"),
     ("pingpong", 8, "uint8"),
 ]
 OSU_BINARY = {"allreduce": "osu_allreduce", "alltoall": "osu_alltoall", "pingpong": "osu_latency"}
@@ -31,8 +34,8 @@ def colltune_median_us(args, np, coll, size, dtype, timing):
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "r.jsonl")
         subprocess.run(mpirun(np, [args.colltune, "run", "--coll", coll, "-d", dtype, "-b",
-                                   str(size), "-e", str(size), "-n", "100" if small else "10",
-                                   "-w", "100" if small else "10", "--repetitions", "10",
+                                   str(size), "-e", str(size), "-n", "1000" if small else "100",
+                                   "-w", "100" if small else "10", "--repetitions", "5",
                                    "--timing", timing, "-c", "0", "--json", out]),
                        check=True, capture_output=True)
         records = [json.loads(l) for l in open(out)]
@@ -45,12 +48,13 @@ def osu_us(args, np, coll, size):
     osu_size = size // np if coll == "alltoall" else size
     binary = os.path.join(os.environ["OSU_DIR"], OSU_BINARY[coll])
     ranks = 2 if coll == "pingpong" else np
-    out = subprocess.run(mpirun(ranks, [binary, "-m", f"{osu_size}:{osu_size}"]), check=True,
-                         capture_output=True, text=True).stdout
+    full = [] if coll == "pingpong" else ["-f"]  # -f: Avg, Min and Max over ranks
+    out = subprocess.run(mpirun(ranks, [binary, "-m", f"{osu_size}:{osu_size}"] + full),
+                         check=True, capture_output=True, text=True).stdout
     for line in out.splitlines():
         fields = line.split()
         if fields and fields[0] == str(osu_size):
-            return float(fields[1])
+            return float(fields[3 if full else 1])  # Max, or osu_latency's one column
     raise RuntimeError(f"no result line in {binary} output")
 
 
@@ -69,6 +73,9 @@ def main():
           f"median; spread = (max - min) / median over {args.launches} launches")
     header = f"{'np':>2} {'collective':>10} {'bytes':>9} {'mode':>7} {'us':>10} {'MB/s':>10} {'spread':>7}"
     print(header + (f" {'OSU us':>10} {'OSU spread':>10} {'ratio':>6}" if with_osu else ""))
+    if with_osu:
+        print("# OSU us: the Max column (-f) for collectives, osu_latency's latency for pingpong; "
+              "ratio = colltune per-op / OSU")
     for np in args.np:
         for coll, size, dtype in POINTS:
             if coll == "pingpong" and np % 2:

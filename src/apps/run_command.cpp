@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <optional>
@@ -111,7 +112,9 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
                  "the job\n",
                  world.rank(), world.host().c_str(), what.c_str(), timeout_seconds);
     std::fflush(stderr);
-    MpiWorld::abort(kExitTimeout);
+    // Not MPI_Abort: MPI runs single-threaded. A rank that exits non-zero makes the launcher
+    // end the job, and mpirun returns this code.
+    std::_Exit(kExitTimeout);
   });
   std::uint64_t wrong = 0;
   std::size_t measured = 0;
@@ -124,7 +127,7 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
   const auto watchdog_limit =
       timeout.count() == 0 ? timeout
                            : timeout + std::max(std::chrono::milliseconds(2000), timeout / 10);
-  policy.on_progress = [&] { watchdog.arm(watchdog_limit, g_current_step); };
+  policy.on_progress = [&] { watchdog.progress(); };
   // A size that runs for long shows life on rank 0: a line once it passed kProgressAfter, then
   // at most one per kProgressEvery, so a 4 GiB allreduce does not look hung.
   constexpr double kProgressAfterSeconds = 5, kProgressEverySeconds = 10;

@@ -1,5 +1,7 @@
 #include "runner/watchdog.hpp"
 
+#include <algorithm>
+
 namespace colltune {
 
 Watchdog::Watchdog(std::function<void(const std::string&)> on_expiry)
@@ -18,7 +20,9 @@ void Watchdog::arm(std::chrono::milliseconds limit, std::string what) {
   {
     std::lock_guard lock(mutex_);
     armed_ = limit.count() > 0;
-    deadline_ = std::chrono::steady_clock::now() + limit;
+    limit_ = limit;
+    progress_seen_ = progress_.load(std::memory_order_relaxed);
+    last_progress_ = std::chrono::steady_clock::now();
     what_ = std::move(what);
   }
   changed_.notify_all();
@@ -39,14 +43,24 @@ void Watchdog::loop() {
       changed_.wait(lock);
       continue;
     }
-    if (changed_.wait_until(lock, deadline_) == std::cv_status::timeout && armed_ &&
-        std::chrono::steady_clock::now() >= deadline_) {
+    // Progress is polled, not signalled, so that progress() stays free for the measured thread.
+    const auto now = std::chrono::steady_clock::now();
+    const std::uint64_t seen = progress_.load(std::memory_order_relaxed);
+    if (seen != progress_seen_) {
+      progress_seen_ = seen;
+      last_progress_ = now;
+    }
+    if (now - last_progress_ >= limit_) {
       const std::string what = what_;
       armed_ = false;
       lock.unlock();
       on_expiry_(what);
       lock.lock();
+      continue;
     }
+    const auto poll = std::clamp<std::chrono::milliseconds>(
+        limit_ / 20, std::chrono::milliseconds(5), std::chrono::milliseconds(1000));
+    changed_.wait_for(lock, poll);
   }
 }
 

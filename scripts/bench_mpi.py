@@ -58,6 +58,13 @@ def osu_us(args, np, coll, size):
     raise RuntimeError(f"no result line in {binary} output")
 
 
+def osu_mode(coll):
+    """The colltune timing that does what OSU's loop does: osu_allreduce and osu_alltoall time one
+    op between barriers (per-op); osu_latency times back-to-back round trips (batch), reading the
+    clock around each one."""
+    return "batch" if coll == "pingpong" else "per-op"
+
+
 def spread(values):
     return (max(values) - min(values)) / statistics.median(values)
 
@@ -74,8 +81,9 @@ def main():
     header = f"{'np':>2} {'collective':>10} {'bytes':>9} {'mode':>7} {'us':>10} {'MB/s':>10} {'spread':>7}"
     print(header + (f" {'OSU us':>10} {'OSU spread':>10} {'ratio':>6}" if with_osu else ""))
     if with_osu:
-        print("# OSU us: the Max column (-f) for collectives, osu_latency's latency for pingpong; "
-              "ratio = colltune per-op / OSU")
+        print("# OSU us: the Max column (-f) for collectives, against colltune per-op; "
+              "osu_latency for pingpong, against colltune batch (no barrier between round "
+              "trips); ratio = colltune / OSU")
     for np in args.np:
         for coll, size, dtype in POINTS:
             if coll == "pingpong" and np % 2:
@@ -84,7 +92,7 @@ def main():
                 ours, osu = [], []
                 for _ in range(args.launches):
                     ours.append(colltune_median_us(args, np, coll, size, dtype, timing))
-                    if with_osu and timing == "per-op":
+                    if with_osu and timing == osu_mode(coll):
                         osu.append(osu_us(args, np, coll, size))
                 us = statistics.median(ours)
                 line = (f"{np:>2} {coll:>10} {size:>9} {timing:>7} {us:>10.2f} "

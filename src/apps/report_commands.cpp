@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "apps/help_format.hpp"
 #include "core/decision.hpp"
 #include "core/errors.hpp"
 #include "core/sizes.hpp"
@@ -25,6 +26,13 @@ namespace colltune {
 namespace {
 
 namespace fs = std::filesystem;
+
+constexpr const char* kResultsHelp =
+    "a sweep store (results/<id>), a run's JSONL (--json), or nccl-tests JSON (-J, or nccl-tests' "
+    "own)";
+constexpr const char* kSkipBadHelp =
+    "leave out records that fail their range checks, with a warning each (default: such a "
+    "record is bad input)";
 
 // Parses `args` with `app`; --help prints and returns true.
 bool parse_or_help(CLI::App& app, const std::vector<std::string>& args,
@@ -112,12 +120,15 @@ int report_command(const std::vector<std::string>& args) {
   CLI::App app("colltune report: report.md, report.html and results.csv from results",
                "colltune report");
   std::string input, out_dir;
-  app.add_option("results", input, "a sweep store (results/<id>), a run's JSONL or nccl-tests JSON")
-      ->required();
+  use_colltune_help(app,
+                    "Exit codes: 0 written; 2 bad input (one line naming the file and field).");
+  app.add_option("results", input, kResultsHelp)->required();
   app.add_option("--out", out_dir,
-                 "where to write (default: the store, or the file's directory; made when missing)");
+                 "where to write (default: the store, or the input file's directory); made when "
+                 "missing")
+      ->option_text("DIR");
   bool skip_bad = false;
-  app.add_flag("--skip-bad-records", skip_bad, "leave out records that fail their range checks");
+  app.add_flag("--skip-bad-records", skip_bad, kSkipBadHelp);
   if (parse_or_help(app, args, "report")) return 0;
   const Dataset d = load_dataset(input, LoadOptions{skip_bad});
   print_left_out(d);
@@ -151,27 +162,38 @@ int compare_command(const std::vector<std::string>& args) {
   CLI::App app(
       "colltune compare: a CI gate, candidate against baseline. The unit is the launch: give each "
       "side a sweep store with several rounds, or several run files (--baseline/--candidate "
-      "repeated). Exit 0 nothing slower, 1 slower, 3 some comparison could not be made, 2 bad "
-      "input",
+      "repeated)",
       "colltune compare");
+  use_colltune_help(app,
+                    "Exit codes: 0 nothing slower; 1 slower; 3 some comparison could not be made "
+                    "(missing, inconclusive, different rank counts); 2 bad input.");
   std::string base_path, cand_path;
   std::vector<std::string> base, cand;
   std::string slowdown = "5%", alpha = "0.05", junit, noise;
   bool allow_incomplete = false, skip_bad = false;
-  app.add_option("baseline_path", base_path, "the baseline (or use --baseline)");
-  app.add_option("candidate_path", cand_path, "the candidate (or use --candidate)");
-  app.add_option("--baseline", base, "a baseline input; repeat for several launches");
-  app.add_option("--candidate", cand, "a candidate input; repeat for several launches");
+  app.add_option("base", base_path, "the baseline: " + std::string(kResultsHelp));
+  app.add_option("cand", cand_path, "the candidate, alike");
+  app.add_option("--baseline", base,
+                 "a baseline input instead of BASE; repeat for several launches")
+      ->option_text("PATH");
+  app.add_option("--candidate", cand, "a candidate input instead of CAND; repeat alike")
+      ->option_text("PATH");
   app.add_option("--max-slowdown", slowdown,
-                 "the smallest slowdown that fails the gate: 5% or 1.05x (default 5%)");
-  app.add_option("--alpha", alpha, "level for the adjusted one-sided p-values (0.05)");
+                 "the smallest slowdown that fails the gate: 5% or 1.05x (default 5%)")
+      ->option_text("X");
+  app.add_option("--alpha", alpha, "level for the adjusted one-sided p-values (default 0.05)")
+      ->option_text("P");
   app.add_option("--noise-floor", noise,
                  "launch-to-launch spread: 4%, or a file from colltune noise --out; lets one "
-                 "launch a side decide");
+                 "launch a side decide (default: none; then each side needs several launches)")
+      ->option_text("X|FILE");
   app.add_flag("--allow-incomplete", allow_incomplete,
-               "missing, inconclusive and rank-mismatched comparisons do not fail the gate");
-  app.add_flag("--skip-bad-records", skip_bad, "leave out records that fail their range checks");
-  app.add_option("--junit", junit, "also write JUnit XML, one test case per comparison");
+               "missing, inconclusive and rank-mismatched comparisons do not fail the gate "
+               "(default: they exit 3)");
+  app.add_flag("--skip-bad-records", skip_bad, kSkipBadHelp);
+  app.add_option("--junit", junit,
+                 "also write JUnit XML, one test case per comparison (default: none)")
+      ->option_text("FILE");
   if (parse_or_help(app, args, "compare")) return 0;
   if (!base_path.empty()) base.insert(base.begin(), base_path);
   if (!cand_path.empty()) cand.insert(cand.begin(), cand_path);
@@ -206,8 +228,12 @@ int noise_command(const std::vector<std::string>& args) {
       "colltune noise");
   std::vector<std::string> inputs;
   std::string out;
+  use_colltune_help(app, "Exit codes: 0 ok; 2 bad input.");
   app.add_option("results", inputs, "sweep stores or run files measured alike")->required();
-  app.add_option("--out", out, "write the noise floor as JSON for compare --noise-floor");
+  app.add_option("--out", out,
+                 "also write the noise floor as JSON for compare --noise-floor (default: print "
+                 "only)")
+      ->option_text("FILE");
   if (parse_or_help(app, args, "noise")) return 0;
   const Dataset d = load_datasets(inputs);
   std::vector<LaunchSamples> cells;
@@ -243,12 +269,19 @@ int noise_command(const std::vector<std::string>& args) {
 int tune_command(const std::vector<std::string>& args) {
   CLI::App app("colltune tune: configuration from a results store", "colltune tune");
   std::string input, emit, min_bytes = "0", max_bytes;
-  app.add_option("results", input)->required();
-  app.add_option("--emit", emit, "nccl-tuner, ompi-rules, env or openmetrics")->required();
-  app.add_option("--min-bytes", min_bytes, "env: smallest size to optimise for");
-  app.add_option("--max-bytes", max_bytes, "env: largest size to optimise for");
+  use_colltune_help(app, "Exit codes: 0 printed; 2 bad input.");
+  app.add_option("results", input, kResultsHelp)->required();
+  app.add_option("--emit", emit,
+                 "what to print: nccl-tuner (NCCL tuner-plugin CSV), ompi-rules (coll/tuned "
+                 "rules file), env (one setting's environment), openmetrics (required)")
+      ->required()
+      ->option_text("FORMAT");
+  app.add_option("--min-bytes", min_bytes, "env: smallest size to optimise for (default 0)")
+      ->option_text("SIZE");
+  app.add_option("--max-bytes", max_bytes, "env: largest size to optimise for (default: no limit)")
+      ->option_text("SIZE");
   bool skip_bad = false;
-  app.add_flag("--skip-bad-records", skip_bad, "leave out records that fail their range checks");
+  app.add_flag("--skip-bad-records", skip_bad, kSkipBadHelp);
   if (parse_or_help(app, args, "tune")) return 0;
   TuneOptions o;
   const auto lo = parse_bytes(min_bytes);

@@ -11,6 +11,7 @@
 #include "apps/default_spec.hpp"
 #include "apps/topo_command.hpp"
 #include "backends/registry.hpp"
+#include "core/environment.hpp"
 #include "core/errors.hpp"
 #include "runner/run_options.hpp"
 #include "store/manifest.hpp"
@@ -76,12 +77,28 @@ void print_dry_run(const SweepSpec& spec, const std::vector<Point>& points,
           spec, members, colltune, "results/<sweep-id>/" + launch_records_path(p.id, round));
       ++k;
       for (const Point* m : members) {
+        // The label holds spec values: a newline in one must not end the comment.
+        const bool control = std::any_of(m->label.begin(), m->label.end(),
+                                         [](unsigned char ch) { return ch < 0x20 || ch == 0x7f; });
+        const std::string label = control ? shell_quote(m->label) : m->label;
         fmt::print("# [{}/{}] point {} round {}{}: {}\n", k, total, m->id, round,
-                   m->baseline ? " (baseline)" : "", m->label);
+                   m->baseline ? " (baseline)" : "", label);
       }
+      // Safe to paste and to share: secrets redacted as records redact them.
+      const auto redacted = [](const std::string& key, const std::string& value) {
+        return is_secret_variable(key) ? std::string("<redacted>") : value;
+      };
       std::vector<std::string> words;
-      for (const auto& [key, value] : launch.env) words.push_back(key + "=" + shell_quote(value));
-      for (const auto& arg : launch.argv) words.push_back(shell_quote(arg));
+      for (const auto& [key, value] : launch.env) {
+        words.push_back(key + "=" + shell_quote(redacted(key, value)));
+      }
+      for (const auto& arg : launch.argv) {
+        const auto eq = arg.find('=');
+        words.push_back(shell_quote(eq == std::string::npos || arg.starts_with("-")
+                                        ? arg
+                                        : arg.substr(0, eq + 1) +
+                                              redacted(arg.substr(0, eq), arg.substr(eq + 1))));
+      }
       fmt::print("{}\n", fmt::join(words, " "));
     }
   }

@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "apps/help_format.hpp"
 #include "core/errors.hpp"
 #include "topo/ceilings.hpp"
 #include "topo/gpu_probe.hpp"
@@ -32,9 +33,12 @@ std::string host_ceilings_json() {
 int topo_command(const std::vector<std::string>& args) {
   CLI::App app("colltune topo: topology, InfiniBand ports and physical ceilings of this host",
                "colltune topo");
+  use_colltune_help(app, "Exit codes: 0 ok; 2 bad input.");
   bool json = false, ceilings = false;
-  app.add_flag("--json", json, "JSON instead of text");
-  app.add_flag("--ceilings", ceilings, "also measure memory copy bandwidth per NUMA node");
+  app.add_flag("--json", json, "JSON instead of text (default: text)");
+  app.add_flag("--ceilings", ceilings,
+               "also measure memory copy bandwidth per NUMA node and GPU (default: off; takes "
+               "seconds)");
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {
     app.parse(reversed);

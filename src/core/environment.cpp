@@ -17,7 +17,8 @@ bool is_secret_variable(std::string_view name) {
   std::string upper(name);
   std::transform(upper.begin(), upper.end(), upper.begin(),
                  [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
-  constexpr std::array<std::string_view, 4> kWords{"KEY", "TOKEN", "SECRET", "PASSWORD"};
+  constexpr std::array<std::string_view, 8> kWords{"KEY",    "TOKEN",      "SECRET", "PASSWORD",
+                                                   "PASSWD", "CREDENTIAL", "AUTH",   "PRIVATE"};
   return std::any_of(kWords.begin(), kWords.end(),
                      [&](std::string_view w) { return upper.find(w) != std::string::npos; });
 }

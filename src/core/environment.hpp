@@ -8,7 +8,8 @@
 namespace colltune {
 
 // NCCL_*, OMPI_*, PMIX_MCA_*, UCX_*, CUDA_*, COLLTUNE_* pass; values of names containing KEY,
-// TOKEN, SECRET or PASSWORD (any case) become "<redacted>"; everything else is dropped.
+// TOKEN, SECRET, PASSWORD, PASSWD, CREDENTIAL, AUTH or PRIVATE (any case) become "<redacted>";
+// everything else is dropped.
 std::map<std::string, std::string> allowed_environment(const char* const* envp);
 
 bool is_recorded_variable(std::string_view name);

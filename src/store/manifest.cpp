@@ -30,6 +30,7 @@ nlohmann::json to_json(const Manifest& m) {
                         {"seconds", l.seconds},
                         {"started_utc", l.started_utc},
                         {"pid", l.pid},
+                        {"pid_start_ticks", l.pid_start_ticks},
                         {"records", launch_records_path(l.point_id, l.round)},
                         {"log", launch_log_path(l.point_id, l.round)},
                         {"argv", l.argv},
@@ -75,6 +76,7 @@ Manifest manifest_from_json(const nlohmann::json& j, const std::string& path) {
       e.seconds = l.at("seconds").get<double>();
       e.started_utc = l.at("started_utc").get<std::string>();
       e.pid = l.at("pid").get<long>();
+      e.pid_start_ticks = l.value("pid_start_ticks", 0LL);
       e.argv = l.at("argv").get<std::vector<std::string>>();
       e.tail = l.at("tail").get<std::vector<std::string>>();
       e.warnings = l.value("warnings", std::vector<std::string>{});

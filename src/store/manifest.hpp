@@ -31,6 +31,9 @@ struct LaunchEntry {
   double seconds = 0;
   std::string started_utc;
   long pid = 0;  // while running: the launcher's pid, which is also its process group
+  // Its start time (/proc/<pid>/stat, clock ticks since boot), so a resume signals only its own
+  // launcher, never a process that later got the same pid; 0 when unknown (older stores).
+  long long pid_start_ticks = 0;
   std::vector<std::string> argv;
   std::vector<std::string> tail;      // last lines of the log when it failed or timed out
   std::vector<std::string> warnings;  // placement and health checks that failed

@@ -16,6 +16,7 @@
 #include "core/timestamp.hpp"
 #include "store/manifest.hpp"
 #include "store/record.hpp"
+#include "store/store_lock.hpp"
 #include "sweep/groups.hpp"
 #include "sweep/launch.hpp"
 #include "sweep/round_race.hpp"
@@ -133,9 +134,12 @@ Manifest resumed_manifest(const SweepPlan& plan, const std::string& manifest_pat
   }
   for (LaunchEntry& e : m.launches) {
     if (e.status == "running" && e.pid > 0 && !e.argv.empty()) {
-      // A driver killed mid-launch leaves its launcher running; stop it before running again.
-      const std::string cmd = process_command_line(static_cast<pid_t>(e.pid));
-      if (cmd.find(fs::path(e.argv[0]).filename().string()) != std::string::npos) {
+      // A driver killed mid-launch leaves its launcher running; stop it before running again,
+      // but only if that pid is still the process it started (same start time), not a reuse.
+      const auto pid = static_cast<pid_t>(e.pid);
+      const std::string cmd = process_command_line(pid);
+      if (e.pid_start_ticks != 0 && process_start_ticks(pid) == e.pid_start_ticks &&
+          cmd.find(fs::path(e.argv[0]).filename().string()) != std::string::npos) {
         kill_process_tree(static_cast<pid_t>(e.pid));
       }
     }
@@ -227,10 +231,13 @@ int run_sweep(const SweepPlan& plan, std::FILE* progress_out) {
   const std::string store = plan.store_dir;
   const std::string manifest_path = store + "/manifest.json";
   Manifest manifest;
+  if (!plan.resume) fs::create_directories(store);  // a resumed one exists: its spec was read
+  // Before anything is written or any stale launch stopped: a second driver on this store would
+  // kill the first's launch and measure beside it.
+  const StoreLock lock(store);
   if (plan.resume) {
     manifest = resumed_manifest(plan, manifest_path);
   } else {
-    fs::create_directories(store);
     write_file_atomic(store + "/spec.yaml", plan.spec.source_text);
     if (!plan.ceilings_json.empty())
       write_file_atomic(store + "/ceilings.json", plan.ceilings_json);
@@ -288,7 +295,11 @@ int run_sweep(const SweepPlan& plan, std::FILE* progress_out) {
     options.limit_seconds = plan.spec.point_timeout_seconds * static_cast<double>(batch.size());
     options.interrupted = &g_interrupted;
     options.on_started = [&](pid_t pid) {
-      for (std::size_t e : batch) manifest.launches[e].pid = pid;
+      const long long started = process_start_ticks(pid);
+      for (std::size_t e : batch) {
+        manifest.launches[e].pid = pid;
+        manifest.launches[e].pid_start_ticks = started;
+      }
       save();
     };
     options.on_tick = [&](double elapsed) { progress.tick(elapsed); };

@@ -132,6 +132,27 @@ std::string shell_quote(const std::string& text) {
            std::string_view("-_./=:,+@%").find(static_cast<char>(ch)) != std::string_view::npos;
   });
   if (plain) return text;
+  // A control character (a newline above all) inside '...' would split the launch over lines:
+  // ANSI-C quoting ($'...': bash, zsh, ksh, POSIX.1-2024 sh) keeps it one line.
+  if (std::any_of(text.begin(), text.end(),
+                  [](unsigned char ch) { return ch < 0x20 || ch == 0x7f; })) {
+    std::string out = "$'";
+    for (unsigned char ch : text) {
+      if (ch == '\\' || ch == '\'') {
+        out += '\\';
+        out += static_cast<char>(ch);
+      } else if (ch == '\n') {
+        out += "\\n";
+      } else if (ch == '\t') {
+        out += "\\t";
+      } else if (ch < 0x20 || ch == 0x7f) {
+        out += fmt::format("\\x{:02x}", ch);
+      } else {
+        out += static_cast<char>(ch);
+      }
+    }
+    return out + "'";
+  }
   std::string out = "'";
   for (char ch : text) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
   return out + "'";

@@ -9,12 +9,14 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 #include <thread>
 
 extern char** environ;
@@ -111,6 +113,20 @@ std::string_view name(LaunchStatus status) {
 }
 
 void become_subreaper() { prctl(PR_SET_CHILD_SUBREAPER, 1); }
+
+long long process_start_ticks(pid_t pid) {
+  std::ifstream in(fmt::format("/proc/{}/stat", pid));
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // The command name (field 2) may hold spaces and parentheses: count fields after its last ')'.
+  const auto close = stat.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream fields(stat.substr(close + 1));
+  std::string field;
+  for (int n = 3; fields >> field; ++n) {
+    if (n == 22) return std::atoll(field.c_str());
+  }
+  return 0;
+}
 
 std::string process_command_line(pid_t pid) {
   std::ifstream in(fmt::format("/proc/{}/cmdline", pid));

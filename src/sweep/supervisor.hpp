@@ -41,6 +41,10 @@ LaunchOutcome run_supervised(const Launch& launch, const std::string& log_path,
 // descendant; SIGKILL to what is left after a grace period.
 void kill_process_tree(pid_t pid);
 
+// The process's start time in clock ticks since boot (/proc/<pid>/stat field 22); 0 if it is
+// gone. With the pid, it names one process for good: pids are reused, start times are not.
+long long process_start_ticks(pid_t pid);
+
 // The process's command line, "" if it is gone.
 std::string process_command_line(pid_t pid);
 

@@ -106,4 +106,24 @@ check(code == 0 and any(f.endswith(".md") for f in os.listdir(made)),
       f"report --out a missing directory: exit {code}: {err[-300:]}")
 code, _, err = h.colltune(args, "report", "base", "--out", os.path.join(root, "j.xml"), cwd=root)
 check(code == 2 and "is not a directory and cannot be one" in err, f"--out a file: {code} {err}")
+
+# Every subcommand's help in one style: what it does, a usage line, every positional and option
+# described (defaults named where there are any), and the exit codes.
+for command in ("run", "sweep", "report", "compare", "noise", "tune", "topo"):
+    code, out, err = h.colltune(args, command, "--help", cwd=root)
+    lines = out.splitlines()
+    check(code == 0 and lines and lines[0].startswith(f"colltune {command}: "),
+          f"{command} --help: exit {code}, first line {lines[:1]}")
+    check(any(l.startswith(f"usage: ") and f"colltune {command}" in l for l in lines),
+          f"{command} --help has no usage line")
+    check("Exit codes:" in out, f"{command} --help does not give the exit codes")
+    check("Positionals:" not in out and "Options:" not in out,
+          f"{command} --help is in CLI11's own style")
+    # An entry without a description: a flag or positional name alone on its line.
+    bare = [l for l in lines
+            if re.fullmatch(r"  (-{1,2}[\w-]+(, -{1,2}[\w-]+)*( [A-Z][A-Z|.]*)?|[A-Z][A-Z_.]*)\s*", l)]
+    check(not bare, f"{command} --help: entries without a description: {bare}")
+code, out, _ = h.colltune(args, "compare", "--help", cwd=root)
+check("--alpha P" in out and "(default 0.05)" in out and "BASE" in out,
+      f"compare --help lacks value names or defaults: {out[:600]}")
 h.finish("report_cli")

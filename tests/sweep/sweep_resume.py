@@ -1,8 +1,11 @@
 """SIGINT to the driver mid-sweep, then --resume, gives the same completed launches as an
-uninterrupted sweep, none duplicated, none lost; so does a SIGKILL of the driver."""
+uninterrupted sweep, none duplicated, none lost; so does a SIGKILL of the driver (its lock goes
+with it). A second driver on a live store is refused; a resume never signals a reused pid."""
 import json
 import os
 import signal
+import subprocess
+import time
 
 import sweep_harness as h
 from sweep_harness import check
@@ -61,6 +64,17 @@ for sig, expected_exit in ((signal.SIGINT, 130), (signal.SIGKILL, -signal.SIGKIL
             any(l["status"] == "running" for l in m["launches"])
 
     check(h.wait_for(some_done, 60) is not None, f"{sig.name}: never saw 3 launches done")
+    if sig == signal.SIGINT:
+        # One driver per store: a second one is refused at once, naming the first, and the first
+        # runs on untouched.
+        store = h.the_store(results)
+        started = time.monotonic()
+        code, _, stderr = h.run_sweep(args, "--resume", store, limit_seconds=30)
+        took = time.monotonic() - started
+        check(code == 2 and f"store: '{store}' is in use by another colltune sweep (pid {proc.pid} "
+              "on " in stderr, f"second driver: exit {code}: {stderr[-500:]}")
+        check(took < 5, f"second driver took {took:.1f} s to be refused")
+        check(proc.poll() is None, "the first driver died when a second one tried the store")
     proc.send_signal(sig)
     stdout, stderr = proc.communicate(timeout=60)
     check(proc.returncode == expected_exit, f"{sig.name}: driver exit {proc.returncode}")
@@ -71,8 +85,22 @@ for sig, expected_exit in ((signal.SIGINT, 130), (signal.SIGKILL, -signal.SIGKIL
         check(f"--resume {store}" in stderr, f"no resume hint: {stderr[-500:]}")
         statuses = {l["status"] for l in h.manifest(store)["launches"]}
         check(statuses <= {"done", "pending"}, f"after SIGINT: statuses {statuses}")
+    stranger = None
+    if sig == signal.SIGINT:
+        # Pid reuse: a launch recorded as running whose pid now belongs to another process (same
+        # program name, other start time). The resume must leave that process alone.
+        stranger = subprocess.Popen(["mpirun", "60"], executable="sleep")
+        m = h.manifest(store)
+        pending = next(l for l in m["launches"] if l["status"] == "pending")
+        pending.update(status="running", pid=stranger.pid, pid_start_ticks=12345)
+        with open(os.path.join(store, "manifest.json"), "w") as f:
+            json.dump(m, f)
     code, stdout, stderr = h.run_sweep(args, "--resume", store)
     check(code == 0, f"{sig.name}: resume exit {code}: {stderr[-1000:]}")
+    if stranger is not None:
+        check(stranger.poll() is None, "resume killed a process that only reused a launch's pid")
+        stranger.kill()
+        stranger.wait()
     check(completed(store) == reference, f"{sig.name}: resumed set differs from the reference")
     check(not h.processes_mentioning(store), f"{sig.name}: processes left running")
 h.finish("sweep_resume")

@@ -74,6 +74,8 @@ def main():
     parser.add_argument("--colltune", required=True)
     parser.add_argument("--launches", type=int, default=3, help="launches per point")
     parser.add_argument("--np", type=int, nargs="+", default=[2, 4])
+    parser.add_argument("--max-bytes", type=int, default=1 << 62,
+                        help="only the points up to this size (8: the small-message latency ones)")
     args = parser.parse_args()
     with_osu = bool(os.environ.get("OSU_DIR"))
     print("# colltune MPI backend in OSU units; value = median over launches of each launch's "
@@ -86,7 +88,7 @@ def main():
               "trips); ratio = colltune / OSU")
     for np in args.np:
         for coll, size, dtype in POINTS:
-            if coll == "pingpong" and np % 2:
+            if size > args.max_bytes or (coll == "pingpong" and np % 2):
                 continue
             for timing in ("per-op", "batch"):
                 ours, osu = [], []

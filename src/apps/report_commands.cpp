@@ -19,6 +19,7 @@
 #include "report/markdown_report.hpp"
 #include "report/tune.hpp"
 #include "report/view.hpp"
+#include "store/json_text.hpp"
 #include "store/manifest.hpp"
 #include "store/results.hpp"
 
@@ -260,7 +261,7 @@ int noise_command(const std::vector<std::string>& args) {
                               {"cells", cells.size()},
                               {"source", d.source},
                               {"created_utc", utc_timestamp(false)}};
-    write_file_atomic(out, j.dump(2) + "\n");
+    write_file_atomic(out, dump_json_text(j, 2) + "\n");
     fmt::print("noise: wrote {}\n", out);
   }
   return 0;

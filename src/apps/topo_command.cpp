@@ -7,6 +7,7 @@
 
 #include "apps/help_format.hpp"
 #include "core/errors.hpp"
+#include "store/json_text.hpp"
 #include "topo/ceilings.hpp"
 #include "topo/gpu_probe.hpp"
 #include "topo/topo_report.hpp"
@@ -27,7 +28,7 @@ std::string host_ceilings_json() {
   std::vector<Ceiling> all = measure_host_ceilings(topo);
   std::string why;
   for (auto& c : measure_device_ceilings(why)) all.push_back(std::move(c));
-  return nlohmann::json{{"host", hostname()}, {"ceilings", to_json(all)}}.dump(2) + "\n";
+  return dump_json_text(nlohmann::json{{"host", hostname()}, {"ceilings", to_json(all)}}, 2) + "\n";
 }
 
 int topo_command(const std::vector<std::string>& args) {
@@ -60,7 +61,8 @@ int topo_command(const std::vector<std::string>& args) {
       report.ceilings.push_back(std::move(c));
     }
   }
-  std::fputs(json ? (to_json(report).dump(2) + "\n").c_str() : to_text(report).c_str(), stdout);
+  std::fputs(json ? (dump_json_text(to_json(report), 2) + "\n").c_str() : to_text(report).c_str(),
+             stdout);
   return 0;
 }
 

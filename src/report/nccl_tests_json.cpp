@@ -11,6 +11,7 @@
 #include <ctime>
 #include <stdexcept>
 
+#include "store/json_text.hpp"
 #include "store/manifest.hpp"
 
 namespace colltune {
@@ -164,7 +165,7 @@ void NcclTestsJsonReporter::write_partial() {
       {"okay", "unchecked"}};
   doc["errors"] = errors;
   doc["end_time"] = local_now();
-  write_file_atomic(path_ + ".partial", doc.dump());
+  write_file_atomic(path_ + ".partial", dump_json_text(doc));
 }
 
 void NcclTestsJsonReporter::end() {

@@ -14,6 +14,7 @@
 #include "core/placement_check.hpp"
 #include "core/race.hpp"
 #include "core/timestamp.hpp"
+#include "store/json_text.hpp"
 #include "store/manifest.hpp"
 #include "store/record.hpp"
 #include "store/store_lock.hpp"
@@ -244,7 +245,9 @@ int run_sweep(const SweepPlan& plan, std::FILE* progress_out) {
     manifest = fresh_manifest(plan);
   }
   for (const PointEntry& p : manifest.points) fs::create_directories(store + "/points/" + p.id);
-  const auto save = [&] { write_file_atomic(manifest_path, to_json(manifest).dump(2) + "\n"); };
+  const auto save = [&] {
+    write_file_atomic(manifest_path, dump_json_text(to_json(manifest), 2) + "\n");
+  };
   save();
 
   std::vector<std::size_t> todo;

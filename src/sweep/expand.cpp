@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "core/errors.hpp"
+
 namespace colltune {
 namespace {
 
@@ -86,6 +88,15 @@ std::vector<Point> expand(const SweepSpec& spec) {
   }
   std::vector<Settings> kept;
   for (Settings& s : product) {
+    const auto np = s.find("np"), nodes = s.find("nodes"), per_node = s.find("ranks_per_node");
+    if (np != s.end() && nodes != s.end() && per_node != s.end() &&
+        std::stoll(np->second) != std::stoll(nodes->second) * std::stoll(per_node->second)) {
+      throw ConfigError(fmt::format(
+          "axes: np {} with nodes {} x ranks_per_node {} = {}; allowed: np equal to nodes x "
+          "ranks_per_node, or np left out (it is derived)",
+          np->second, nodes->second, per_node->second,
+          std::stoll(nodes->second) * std::stoll(per_node->second)));
+    }
     const auto hit = [&](const Rule& r) { return matches(r, s); };
     if (!spec.include.empty() && std::none_of(spec.include.begin(), spec.include.end(), hit))
       continue;

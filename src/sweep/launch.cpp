@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/errors.hpp"
+#include "sweep/groups.hpp"
 
 namespace colltune {
 namespace {
@@ -61,7 +62,7 @@ Launch build_launch(const SweepSpec& spec, const Point& point, const std::string
   for (const auto& [key, value] : s) {
     if (is_env_key(key)) launch.env[key] = value;
   }
-  const std::string np = get(s, "np").value_or(spec.launcher == LauncherKind::kLocal ? "1" : "2");
+  const std::string np = ranks_of(spec, s);
   auto& argv = launch.argv;
 
   if (spec.launcher == LauncherKind::kMpirun) {
@@ -158,26 +159,42 @@ std::string shell_quote(const std::string& text) {
   return out + "'";
 }
 
+std::string ranks_of(const SweepSpec& spec, const Settings& s) {
+  if (const auto np = get(s, "np")) return *np;
+  const auto nodes = get(s, "nodes"), per_node = get(s, "ranks_per_node");
+  if (nodes && per_node) return std::to_string(std::stoll(*nodes) * std::stoll(*per_node));
+  return spec.launcher == LauncherKind::kLocal ? "1" : "2";
+}
+
 std::string sbatch_script(const SweepSpec& spec, const std::vector<Point>& points,
                           const std::string& colltune_path, const std::string& spec_path,
                           const std::string& results_dir) {
   long long ntasks = 1, nodes = 1, per_node = 0;
   for (const Point& p : points) {
-    ntasks = std::max(ntasks, std::stoll(get(p.settings, "np").value_or("2")));
+    ntasks = std::max(ntasks, std::stoll(ranks_of(spec, p.settings)));
     nodes = std::max(nodes, std::stoll(get(p.settings, "nodes").value_or("1")));
     per_node = std::max(per_node, std::stoll(get(p.settings, "ranks_per_node").value_or("0")));
   }
-  const auto total_seconds = static_cast<long long>(std::ceil(
-      spec.point_timeout_seconds * static_cast<double>(points.size()) * spec.repetitions));
+  // The limit is what the driver itself enforces: every launch its full point_timeout_seconds,
+  // plus a minute for the driver; points sharing a launch (interleave:) count once.
+  const std::size_t launches =
+      launch_groups(spec, points).size() * static_cast<std::size_t>(spec.repetitions);
+  const auto total_seconds = static_cast<long long>(std::ceil(spec.point_timeout_seconds *
+                                                              static_cast<double>(launches))) +
+                             60;
   const long long minutes = std::max(1LL, (total_seconds + 59) / 60);
   std::string script = "#!/bin/bash\n";
   script += fmt::format(
-      "# colltune sweep '{}': {} points x {} round(s); the time limit allows every launch its\n"
-      "# full point_timeout_seconds ({} s).\n",
-      spec.name, points.size(), spec.repetitions, spec.point_timeout_seconds);
+      "# colltune sweep '{}': {} points in {} launches ({} round(s)). --time assumes the worst\n"
+      "# the driver allows: {} launches x point_timeout_seconds {} s + 60 s = {} min; lower\n"
+      "# point_timeout_seconds in the spec to ask for less.\n",
+      spec.name, points.size(), launches, spec.repetitions, launches, spec.point_timeout_seconds,
+      minutes);
   script += fmt::format("#SBATCH --job-name=colltune-{}\n", spec.name);
   script += fmt::format("#SBATCH --nodes={}\n#SBATCH --ntasks={}\n", nodes, ntasks);
   if (per_node > 0) script += fmt::format("#SBATCH --ntasks-per-node={}\n", per_node);
+  // Whole nodes: a benchmark sharing them measures its neighbours (spec: exclusive: false).
+  if (spec.exclusive) script += "#SBATCH --exclusive\n";
   script += fmt::format("#SBATCH --time={}:{:02}:00\n", minutes / 60, minutes % 60);
   script += fmt::format("#SBATCH --output=colltune-{}-%j.out\n", spec.name);
   script += "set -euo pipefail\n";

@@ -31,4 +31,8 @@ std::string sbatch_script(const SweepSpec& spec, const std::vector<Point>& point
 // 'text' quoted for a POSIX shell; for showing commands to people, never for running them.
 std::string shell_quote(const std::string& text);
 
+// The ranks a point launches: its np; else nodes x ranks_per_node where both are set; else the
+// launcher's default (1 local, 2 otherwise). expand() refuses an np that contradicts the product.
+std::string ranks_of(const SweepSpec& spec, const Settings& settings);
+
 }  // namespace colltune

@@ -34,7 +34,8 @@ const std::vector<std::string> kTopKeys{"name",
                                         "exclude",
                                         "baseline",
                                         "interleave",
-                                        "race"};
+                                        "race",
+                                        "exclusive"};
 
 // benchmark key -> `colltune run` flag; "backends" becomes the "backend" axis instead.
 const std::vector<std::pair<std::string, std::string>> kBenchmarkFlags{
@@ -264,6 +265,14 @@ SweepSpec parse_spec(const std::string& text, const std::string& source) {
         p.positive_number(root["point_timeout_seconds"], "point_timeout_seconds");
   }
   if (root["colltune"]) spec.colltune_path = p.scalar(root["colltune"], "colltune");
+  if (const YAML::Node exclusive = root["exclusive"]) {
+    const std::string value = p.scalar(exclusive, "exclusive");
+    if (value != "true" && value != "false") {
+      p.fail(exclusive, "exclusive",
+             fmt::format("'{}' is not allowed; allowed: true false", value));
+    }
+    spec.exclusive = value == "true";
+  }
   if (const YAML::Node race = root["race"]) {
     const std::string value = p.scalar(race, "race");
     if (value != "true" && value != "false") {

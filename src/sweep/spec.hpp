@@ -49,6 +49,9 @@ struct SweepSpec {
   // Race across launches (sweep/round_race.hpp): `repetitions` is then the most rounds a point
   // gets; one its group clearly beats at every size stops being launched.
   bool race = false;
+  // --emit-sbatch asks for whole nodes (--exclusive): a benchmark sharing a node measures its
+  // neighbours. `exclusive: false` drops it.
+  bool exclusive = true;
   std::vector<std::string> notes;  // e.g. unknown variables passed through unchecked
   std::string source_text;         // the YAML as given
 };

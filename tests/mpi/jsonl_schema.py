@@ -69,6 +69,18 @@ for r in records:
 check(not os.path.exists(out + ".partial"), "the .partial file was left behind")
 check(all(r["messages_per_second"] is None for r in records), "a message rate outside bw/bibw")
 
+# A byte that is not UTF-8 in a recorded variable is kept, escaped (\\xNN), and loses nothing.
+byte_out = os.path.join(harness.workdir(), "bytes.jsonl")
+os.environb[b"UCX_COLLTUNE_TEST"] = b"a\xffb\\c"
+code, _, stderr, _ = harness.run(args, ["-b", "8", "-e", "8", "--repetitions", "2", "--json",
+                                        byte_out])
+del os.environb[b"UCX_COLLTUNE_TEST"]
+check(code == 0, f"a non-UTF-8 environment value: exit {code}: {stderr[-500:]}")
+byte_records = harness.read_jsonl(byte_out) if code == 0 else []
+check(len(byte_records) == 2 and all(
+    r["context"]["environment"].get("UCX_COLLTUNE_TEST") == "a\\xffb\\\\c" for r in byte_records),
+      f"escaped value: {[r['context']['environment'].get('UCX_COLLTUNE_TEST') for r in byte_records]}")
+
 # bw and bibw: the message rate over all pairs, as osu_mbw_mr counts it, from the hand formula.
 bw_out = os.path.join(harness.workdir(), "bw.jsonl")
 code, stdout, stderr, _ = harness.run(args, ["--coll", "bw,bibw", "-b", "1K", "-e", "1K", "--window",

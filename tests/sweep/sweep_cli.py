@@ -1,4 +1,5 @@
 """Bad specs exit 2 with one line and create nothing; --dry-run and --emit-sbatch run nothing."""
+import json
 import os
 import subprocess
 
@@ -73,6 +74,20 @@ for value in secrets.values():
     check(value not in stdout, f"--dry-run printed a secret ({value})")
 check(stdout.count("=\'<redacted>\'") >= 2 * len(secrets), f"secrets not redacted: {stdout[:800]}")
 check("UCX_NOTE=$'a\\nb; rm -rf /tmp/x'" in stdout, f"newline value not quoted: {stdout[:800]}")
+
+# A spec value that is not UTF-8 reaches the ranks and is kept, escaped, in records and manifest.
+byte_spec = os.path.join(work, "bytes.yaml")
+with open(byte_spec, "wb") as f:
+    f.write(b"name: bytes\npoint_timeout_seconds: 60\nenv: {UCX_X: \"a\xffb\"}\n"
+            b"benchmark: {collectives: allreduce, min_bytes: 8, max_bytes: 8, samples: 2}\n"
+            b"axes:\n  np: 2\n")
+code, _, stderr = h.run_sweep(args, byte_spec, "--results", os.path.join(work, "bytes"))
+store = h.the_store(os.path.join(work, "bytes"))
+records = [json.loads(l) for d, _, files in os.walk(store or work) for f in files
+           if f.endswith(".jsonl") for l in open(os.path.join(d, f))]
+check(code == 0 and store and h.manifest(store)["launches"][0]["status"] == "done" and records
+      and all(r["context"]["environment"]["UCX_X"] == "a\\xffb" for r in records),
+      f"non-UTF-8 spec value: exit {code}, {len(records)} records: {stderr[-400:]}")
 
 # Every example spec in configs/ parses and expands.
 configs = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "configs")

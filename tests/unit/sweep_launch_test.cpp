@@ -115,13 +115,51 @@ axes:
       sbatch_script(spec, expand(spec), "/opt/colltune", "/home/u/p2p.yaml", "/home/u/results");
   EXPECT_NE(script.find("#SBATCH --job-name=colltune-p2p\n"), std::string::npos);
   EXPECT_NE(script.find("#SBATCH --nodes=2\n#SBATCH --ntasks=16\n"), std::string::npos);
-  // 6 points (2 baselines) x 2 rounds x 90 s = 18 minutes.
-  EXPECT_NE(script.find("#SBATCH --time=0:18:00\n"), std::string::npos);
+  // 6 points (2 baselines), each its own launch, x 2 rounds x 90 s + 60 s = 19 minutes.
+  EXPECT_NE(script.find("#SBATCH --time=0:19:00\n"), std::string::npos);
+  EXPECT_NE(script.find("#SBATCH --exclusive\n"), std::string::npos);
+  // Points sharing a launch count once; exclusive: false drops --exclusive.
+  const SweepSpec shared = parse_spec(R"(
+name: shared
+exclusive: false
+point_timeout_seconds: 60
+env: {OMPI_MCA_coll_tuned_use_dynamic_rules: 1}
+interleave: [OMPI_MCA_coll_tuned_allreduce_algorithm]
+axes:
+  np: 2
+  OMPI_MCA_coll_tuned_allreduce_algorithm: [1, 2, 3, 4, 5, 6]
+)",
+                                      "s.yaml");
+  const std::string one = sbatch_script(shared, expand(shared), "/c", "", "/r");
+  EXPECT_NE(one.find("#SBATCH --time=0:02:00\n"), std::string::npos) << one;  // 60 s + 60 s
+  EXPECT_EQ(one.find("--exclusive"), std::string::npos);
   EXPECT_NE(script.find("exec /opt/colltune sweep /home/u/p2p.yaml --results /home/u/results\n"),
             std::string::npos);
 }
 
+// np comes from nodes x ranks_per_node when not given; a contradiction is refused.
+TEST(Launch, RanksFromNodesTimesRanksPerNode) {
+  const SweepSpec spec =
+      parse_spec("launcher: srun\naxes:\n  nodes: [1, 2]\n  ranks_per_node: [4]\n", "s.yaml");
+  const auto points = expand(spec);
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_EQ(ranks_of(spec, points[0].settings), "4");
+  EXPECT_EQ(ranks_of(spec, points[1].settings), "8");
+  const Launch launch = build_launch(spec, points[1], "/c", "/r.jsonl");
+  EXPECT_EQ(launch.argv[1], "--ntasks=8");
+  try {
+    expand(parse_spec("axes:\n  np: 16\n  nodes: 2\n  ranks_per_node: 4\n", "s.yaml"));
+    ADD_FAILURE() << "np 16 with 2 x 4 accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_STREQ(e.what(),
+                 "axes: np 16 with nodes 2 x ranks_per_node 4 = 8; allowed: np equal to nodes x "
+                 "ranks_per_node, or np left out (it is derived)");
+  }
+}
+
 TEST(Launch, ShellQuoteForDisplay) {
+  // A newline must not split a pasted launch: ANSI-C quoting keeps it one line.
+  EXPECT_EQ(shell_quote("a\nb'c\\"), "$'a\\nb\\'c\\\\'");
   EXPECT_EQ(shell_quote("plain-1.0"), "plain-1.0");
   EXPECT_EQ(shell_quote("a b"), "'a b'");
   EXPECT_EQ(shell_quote("it's"), "'it'\\''s'");

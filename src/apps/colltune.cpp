@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,12 @@ int main(int argc, char** argv) {
     if (MpiWorld::active()) MpiWorld::finalize();
     return 2;
   } catch (const std::exception& e) {
+    if (args[0] != "run") {
+      // The driver and the readers are no rank: no rank prefix. A path that cannot be made or
+      // written (the message names it) is bad input.
+      std::fprintf(stderr, "colltune: error: %s\n", e.what());
+      return dynamic_cast<const std::filesystem::filesystem_error*>(&e) != nullptr ? 2 : 1;
+    }
     const std::string& step = current_step();
     std::fprintf(stderr, "colltune: %s: %s%s%s\n", launcher_rank_text().c_str(),
                  step.empty() ? "" : "while measuring ", step.empty() ? "" : (step + ": ").c_str(),

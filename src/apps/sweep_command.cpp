@@ -19,6 +19,7 @@
 #include "sweep/expand.hpp"
 #include "sweep/groups.hpp"
 #include "sweep/launch.hpp"
+#include "sweep/preflight.hpp"
 #include "sweep/spec.hpp"
 #include "topo/gpu_probe.hpp"
 
@@ -264,6 +265,9 @@ int sweep_command(const std::vector<std::string>& args) {
   plan.colltune_path = colltune;
   plan.colltune_version = fmt::format("{} ({})", COLLTUNE_VERSION, COLLTUNE_GIT_REVISION);
   plan.resume = !a.resume_dir.empty();
+  // Before measuring ceilings, creating the store, or spending an allocation on launches that
+  // would all fail alike.
+  preflight(spec, source, colltune, plan.resume ? "" : a.results_root);
   if (!plan.resume) plan.ceilings_json = host_ceilings_json();
   plan.store_dir =
       plan.resume ? a.resume_dir

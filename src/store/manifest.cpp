@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -121,6 +122,11 @@ void write_file_atomic(const std::string& path, const std::string& text) {
 std::string read_file(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw ConfigError(fmt::format("{}: cannot be read: {}", path, std::strerror(errno)));
+  // A directory opens as a stream and reads as empty: say what it is instead.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw ConfigError(fmt::format("{}: is a directory; allowed: a file", path));
+  }
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();

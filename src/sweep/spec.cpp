@@ -215,20 +215,40 @@ void parse_interleave_keys(const Parser& p, const YAML::Node& node, SweepSpec& s
   }
 }
 
+SweepSpec parse_spec_root(const YAML::Node& root, const std::string& text,
+                          const std::string& source);
+
 }  // namespace
 
 SweepSpec parse_spec(const std::string& text, const std::string& source) {
-  const Parser p(source);
   YAML::Node root;
   try {
     root = YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
-    throw ConfigError(fmt::format("{}:{}:{}: not valid YAML: {}", source, e.mark.line + 1,
-                                  e.mark.column + 1, e.msg));
+    // An empty spec would run a default benchmark nobody asked for.
+    if (root.IsNull()) {
+      throw ConfigError(fmt::format(
+          "{}: the spec is empty; allowed: a spec with at least one key (configs/annotated.yaml "
+          "documents them; `colltune sweep` without a spec runs the built-in default)",
+          source));
+    }
+    return parse_spec_root(root, text, source);
+  } catch (const YAML::Exception& e) {
+    // Whatever yaml-cpp throws (a complex key, a bad conversion) names the file and place.
+    throw ConfigError(fmt::format("{}:{}:{}: {}: {}", source, e.mark.line + 1, e.mark.column + 1,
+                                  dynamic_cast<const YAML::ParserException*>(&e) != nullptr
+                                      ? "not valid YAML"
+                                      : "not a spec colltune reads",
+                                  e.msg));
   }
+}
+
+namespace {
+
+SweepSpec parse_spec_root(const YAML::Node& root, const std::string& text,
+                          const std::string& source) {
+  const Parser p(source);
   SweepSpec spec;
   spec.source_text = text;
-  if (root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
   p.check_keys(root, "", kTopKeys);
 
   spec.name = root["name"] ? p.scalar(root["name"], "name") : "sweep";
@@ -348,5 +368,7 @@ SweepSpec parse_spec(const std::string& text, const std::string& source) {
   }
   return spec;
 }
+
+}  // namespace
 
 }  // namespace colltune

@@ -16,6 +16,17 @@ cases = [
     ("benchmark: {dtypes: [int16]}\n", "benchmark: -d/--datatype: 'int16' is not a datatype"),
     ("axes:\n  np: []\n", "axes.np: [] is empty"),
     ("point_timeout_seconds: -1\n", "point_timeout_seconds: '-1' is not allowed"),
+    # Preflight: what would fail every launch is found before the first (exit 2, one line).
+    ("", "spec.yaml: the spec is empty; allowed: a spec with at least one key"),
+    ("# only a comment\n", "spec.yaml: the spec is empty"),
+    ("? [a]\n: 1\n", "spec.yaml:1:3: not a spec colltune reads: bad conversion"),
+    ("hostfile: /nonexistent/hosts\n",
+     "spec.yaml: hostfile: '/nonexistent/hosts' cannot be read (No such file or directory)"),
+    ("colltune: /nonexistent/colltune\n",
+     "spec.yaml: colltune: '/nonexistent/colltune' is not an executable file"),
+    ("colltune: /\n", "spec.yaml: colltune: '/' is not an executable file"),
+    ("axes:\n  np: 16\n  nodes: 2\n  ranks_per_node: 4\n",
+     "axes: np 16 with nodes 2 x ranks_per_node 4 = 8; allowed: np equal to nodes x ranks_per_node"),
 ]
 for text, expected in cases:
     spec = h.write_spec(work, text)
@@ -24,6 +35,21 @@ for text, expected in cases:
     check(code == 2, f"{expected}: exit {code}")
     check(len(lines) == 1 and expected in lines[0], f"{expected}: stderr {lines}")
     check(not os.path.exists(results), f"{expected}: a store was created")
+
+# No launcher on PATH; a results directory that cannot be one: one line each, no rank prefix.
+spec = h.write_spec(work, "name: pre\n")
+env = dict(os.environ, PATH="/nonexistent")
+proc = subprocess.run([args.colltune, "sweep", spec, "--results", results], env=env,
+                      capture_output=True, text=True, timeout=20)
+check(proc.returncode == 2 and proc.stderr.strip() ==
+      f"colltune: error: {spec}: launcher: 'mpirun' is not on PATH; allowed: a PATH that holds "
+      "it (every launch would fail), or launcher: srun or local",
+      f"no mpirun: exit {proc.returncode}: {proc.stderr}")
+check(not os.path.exists(results), "no mpirun: a store was created")
+code, _, stderr = h.run_sweep(args, spec, "--results", os.path.join(spec, "sub"))
+check(code == 2 and stderr.strip().endswith("is not a writable directory); allowed: a directory "
+                                             "this user can write")
+      and "rank" not in stderr, f"--results under a file: exit {code}: {stderr}")
 
 code, _, stderr = h.run_sweep(args, "--resume", work)
 check(code == 2 and "is not a sweep store" in stderr, f"--resume of a non-store: {code} {stderr}")
@@ -91,7 +117,8 @@ check(code == 0 and store and h.manifest(store)["launches"][0]["status"] == "don
 
 # Every example spec in configs/ parses and expands.
 configs = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "configs")
-for name in sorted(os.listdir(configs)):
+for name in sorted(os.path.relpath(os.path.join(d, f), configs)
+                   for d, _, files in os.walk(configs) for f in files if f.endswith(".yaml")):
     code, stdout, stderr = h.run_sweep(args, os.path.join(configs, name), "--dry-run")
     check(code == 0 and stdout.count("# [") > 0, f"configs/{name}: exit {code} {stderr}")
 

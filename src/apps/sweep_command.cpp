@@ -200,7 +200,12 @@ int sweep_command(const std::vector<std::string>& args) {
     text = read_file(a.spec_path);
   }
   const SweepSpec spec = parse_spec(text, source);
-  const std::vector<Point> points = expand(spec);
+  std::vector<Point> points;
+  try {
+    points = expand(spec);
+  } catch (const ConfigError& e) {
+    throw ConfigError(fmt::format("{}: {}", source, e.what()));
+  }
   if (points.empty()) {
     throw ConfigError(fmt::format("{}: include/exclude: no point is left to run", source));
   }

@@ -8,7 +8,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "mpi"))
-from harness import check, finish, mpi_env  # noqa: E402,F401
+from harness import check, finish, mpi_env, skip  # noqa: E402,F401
 
 
 def parse_args():

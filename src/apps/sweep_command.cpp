@@ -243,10 +243,16 @@ int sweep_command(const std::vector<std::string>& args) {
   if (a.emit_sbatch) {
     const std::string spec_arg =
         a.spec_path.empty() && a.resume_dir.empty() ? "" : fs::absolute(source).string();
-    std::fputs(
-        sbatch_script(spec, points, colltune, spec_arg, fs::absolute(a.results_root).string())
-            .c_str(),
-        stdout);
+    const std::string script =
+        sbatch_script(spec, points, colltune, spec_arg, fs::absolute(a.results_root).string());
+    std::fputs(script.c_str(), stdout);
+    // What --time assumed, where the user sees it (the script holds it as a comment too).
+    const auto time_line = script.find("#SBATCH --time=");
+    std::fprintf(stderr,
+                 "colltune sweep: %s assumes every launch may take point_timeout_seconds "
+                 "(%g s); see the script's first lines\n",
+                 script.substr(time_line + 8, script.find('\n', time_line) - time_line - 8).c_str(),
+                 spec.point_timeout_seconds);
     return 0;
   }
   if (a.dry_run) {

@@ -79,9 +79,8 @@ void print_dry_run(const SweepSpec& spec, const std::vector<Point>& points,
       ++k;
       for (const Point* m : members) {
         // The label holds spec values: a newline in one must not end the comment.
-        const bool control = std::any_of(m->label.begin(), m->label.end(),
-                                         [](unsigned char ch) { return ch < 0x20 || ch == 0x7f; });
-        const std::string label = control ? shell_quote(m->label) : m->label;
+        const std::string label =
+            has_control_characters(m->label) ? shell_quote(m->label) : m->label;
         fmt::print("# [{}/{}] point {} round {}{}: {}\n", k, total, m->id, round,
                    m->baseline ? " (baseline)" : "", label);
       }

@@ -127,6 +127,11 @@ Launch build_launch(const SweepSpec& spec, const Point& point, const std::string
   return launch;
 }
 
+bool has_control_characters(std::string_view text) {
+  return std::any_of(text.begin(), text.end(),
+                     [](unsigned char ch) { return ch < 0x20 || ch == 0x7f; });
+}
+
 std::string shell_quote(const std::string& text) {
   const bool plain = !text.empty() && std::all_of(text.begin(), text.end(), [](unsigned char ch) {
     return std::isalnum(ch) ||
@@ -135,8 +140,7 @@ std::string shell_quote(const std::string& text) {
   if (plain) return text;
   // A control character (a newline above all) inside '...' would split the launch over lines:
   // ANSI-C quoting ($'...': bash, zsh, ksh, POSIX.1-2024 sh) keeps it one line.
-  if (std::any_of(text.begin(), text.end(),
-                  [](unsigned char ch) { return ch < 0x20 || ch == 0x7f; })) {
+  if (has_control_characters(text)) {
     std::string out = "$'";
     for (unsigned char ch : text) {
       if (ch == '\\' || ch == '\'') {

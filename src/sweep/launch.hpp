@@ -4,6 +4,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sweep/expand.hpp"
@@ -30,6 +31,10 @@ std::string sbatch_script(const SweepSpec& spec, const std::vector<Point>& point
 
 // 'text' quoted for a POSIX shell; for showing commands to people, never for running them.
 std::string shell_quote(const std::string& text);
+
+// Whether `text` holds a control character (a newline, a tab, DEL): what must not reach a
+// printed line raw.
+bool has_control_characters(std::string_view text);
 
 // The ranks a point launches: its np; else nodes x ranks_per_node where both are set; else the
 // launcher's default (1 local, 2 otherwise). expand() refuses an np that contradicts the product.

@@ -1,5 +1,7 @@
 #include "core/bandwidth.hpp"
 
+#include "core/exchange.hpp"
+
 namespace colltune {
 
 double bus_factor(CollKind kind, int nranks) {
@@ -10,6 +12,9 @@ double bus_factor(CollKind kind, int nranks) {
     case CollKind::kAllgather:
     case CollKind::kReduceScatter:
     case CollKind::kAlltoall:
+    case CollKind::kAlltoallv:
+    case CollKind::kGather:
+    case CollKind::kScatter:
       return (n - 1) / n;
     default:
       return 1.0;
@@ -23,6 +28,8 @@ double algbw_bytes(const Collective& c, int nranks) {
       return bytes * c.window;
     case CollKind::kBiBw:
       return 2.0 * bytes * c.window;
+    case CollKind::kAlltoallv:
+      return static_cast<double>(exchange_totals(c, nranks).busiest * element_bytes(c.dtype));
     default:
       return bytes;
   }

@@ -14,7 +14,8 @@ struct Bandwidth {
 double bus_factor(CollKind kind, int nranks);
 
 // Bytes that one timed op moves for algbw: op_bytes, times the window for kUniBw and twice the
-// window for kBiBw (OSU's bw and bibw).
+// window for kBiBw (OSU's bw and bibw); for alltoallv the busiest rank's bytes (the larger of
+// what it sends and receives), which bound the op's time.
 double algbw_bytes(const Collective& c, int nranks);
 
 // Pairs that exchange at once in pingpong, bw and bibw: (r, r + n/2) for r < n/2.

@@ -6,7 +6,7 @@
 namespace colltune {
 namespace {
 
-constexpr std::array<std::pair<CollKind, std::string_view>, 10> kCollNames{{
+constexpr std::array<std::pair<CollKind, std::string_view>, 14> kCollNames{{
     {CollKind::kAllreduce, "allreduce"},
     {CollKind::kAlltoall, "alltoall"},
     {CollKind::kAllgather, "allgather"},
@@ -17,6 +17,10 @@ constexpr std::array<std::pair<CollKind, std::string_view>, 10> kCollNames{{
     {CollKind::kPingpong, "pingpong"},
     {CollKind::kUniBw, "bw"},
     {CollKind::kBiBw, "bibw"},
+    {CollKind::kAlltoallv, "alltoallv"},
+    {CollKind::kGather, "gather"},
+    {CollKind::kScatter, "scatter"},
+    {CollKind::kBarrier, "barrier"},
 }};
 
 constexpr std::array<std::pair<DType, std::string_view>, 12> kDTypeNames{{
@@ -157,13 +161,21 @@ bool is_point_to_point(CollKind kind) {
   return kind == CollKind::kPingpong || kind == CollKind::kUniBw || kind == CollKind::kBiBw;
 }
 
-bool has_root(CollKind kind) { return kind == CollKind::kBroadcast || kind == CollKind::kReduce; }
+bool has_root(CollKind kind) {
+  return kind == CollKind::kBroadcast || kind == CollKind::kReduce || kind == CollKind::kGather ||
+         kind == CollKind::kScatter;
+}
+
+bool moves_data(CollKind kind) { return kind != CollKind::kBarrier; }
 
 std::size_t blocks_per_op(CollKind kind, int nranks) {
   switch (kind) {
     case CollKind::kAllgather:
     case CollKind::kReduceScatter:
     case CollKind::kAlltoall:
+    case CollKind::kAlltoallv:
+    case CollKind::kGather:
+    case CollKind::kScatter:
       return static_cast<std::size_t>(nranks);
     default:
       return 1;

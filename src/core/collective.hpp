@@ -18,9 +18,13 @@ enum class CollKind {
   kBroadcast,
   kReduce,
   kSendrecv,
-  kPingpong,  // half round trip between rank pairs (OSU latency)
-  kUniBw,     // window of non-blocking sends, one ack (OSU bw)
-  kBiBw,      // windows both ways at once (OSU bibw)
+  kPingpong,   // half round trip between rank pairs (OSU latency)
+  kUniBw,      // window of non-blocking sends, one ack (OSU bw)
+  kBiBw,       // windows both ways at once (OSU bibw)
+  kAlltoallv,  // per-peer counts from an Exchange pattern
+  kGather,
+  kScatter,
+  kBarrier,  // moves no data: one row, 0 bytes
 };
 
 // In nccl-tests' order. Half, bfloat16 and the fp8 formats exist on the NCCL backend only.
@@ -41,9 +45,24 @@ enum class DType {
 
 enum class ReduceOp { kSum, kProd, kMax, kMin, kAvg, kNone };  // avg: NCCL only
 
+// How alltoallv's per-peer counts are drawn (core/exchange.hpp). Every rank sends the same total;
+// the pattern decides how it splits over destinations.
+enum class ExchangeKind {
+  kUniform,  // equal counts: alltoall
+  kRandom,   // per (source, destination) weights uniform in [1, parameter]: max/min <= parameter
+  kZipf,     // destination at popularity rank k gets weight 1 / (k + 1)^parameter (MoE routing)
+  kHot,      // one destination gets parameter times what each other one gets
+};
+
+struct Exchange {
+  ExchangeKind kind = ExchangeKind::kUniform;
+  double parameter = 0;    // random: max/min ratio >= 1; zipf: skew s >= 0; hot: factor k >= 1
+  std::uint64_t seed = 1;  // draws the random weights, the zipf popularity order, the hot rank
+};
+
 // One operation to measure. `count` is the element count in nccl-tests' sense: the whole buffer
 // for allreduce/broadcast/reduce/sendrecv and point-to-point, per peer for allgather,
-// reduce_scatter and alltoall.
+// reduce_scatter, alltoall, gather and scatter, the mean per peer for alltoallv; 0 for barrier.
 struct Collective {
   CollKind kind = CollKind::kAllreduce;
   DType dtype = DType::kFloat;
@@ -51,7 +70,8 @@ struct Collective {
   std::size_t count = 0;
   bool in_place = false;
   int root = 0;
-  int window = 64;  // messages in flight per op for kUniBw/kBiBw
+  int window = 64;    // messages in flight per op for kUniBw/kBiBw
+  Exchange exchange;  // kAlltoallv only
 };
 
 const std::vector<CollKind>& all_coll_kinds();
@@ -72,9 +92,10 @@ int mantissa_bits(DType dtype);         // stored fraction bits of a floating ty
 bool is_reduction(CollKind kind);       // takes a ReduceOp
 bool is_point_to_point(CollKind kind);  // between rank pairs, needs an even rank count
 bool has_root(CollKind kind);
+bool moves_data(CollKind kind);  // false for barrier
 
 // How many `count`-sized blocks the nccl-tests byte count of `kind` spans: nranks for
-// allgather, reduce_scatter and alltoall, else 1.
+// allgather, reduce_scatter, alltoall(v), gather and scatter, else 1.
 std::size_t blocks_per_op(CollKind kind, int nranks);
 
 // Bytes of one op in nccl-tests' convention (the "size" column).

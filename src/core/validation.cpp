@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/exchange.hpp"
+
 namespace colltune {
 namespace {
 
@@ -15,11 +17,27 @@ void* offset(void* base, std::size_t elements, DType dtype) {
 
 }  // namespace
 
+std::optional<std::string> layout_unsupported(const Collective& c) {
+  if (!c.in_place) return std::nullopt;
+  // MPI_IN_PLACE makes MPI_Alltoallv read the receive counts for both directions, so only a
+  // symmetric matrix could run in place; ncclSend/ncclRecv have no in-place alltoallv either.
+  if (c.kind == CollKind::kAlltoallv) return "alltoallv has no in-place form for uneven counts";
+  if (c.kind == CollKind::kBarrier) return "barrier has no buffers, so no in-place form";
+  return std::nullopt;
+}
+
 BufferCounts buffer_counts(const Collective& c, int nranks) {
   const std::size_t n = static_cast<std::size_t>(nranks);
   BufferCounts counts{c.count, c.count};
-  if (c.kind == CollKind::kReduceScatter || c.kind == CollKind::kAlltoall) counts.send *= n;
-  if (c.kind == CollKind::kAllgather || c.kind == CollKind::kAlltoall) counts.recv *= n;
+  const CollKind k = c.kind;
+  if (k == CollKind::kReduceScatter || k == CollKind::kAlltoall || k == CollKind::kScatter ||
+      k == CollKind::kAlltoallv) {
+    counts.send *= n;
+  }
+  if (k == CollKind::kAllgather || k == CollKind::kAlltoall || k == CollKind::kGather)
+    counts.recv *= n;
+  // The same allocation on every rank: room for what the busiest receiver gets.
+  if (k == CollKind::kAlltoallv) counts.recv = exchange_totals(c, nranks).max_recv;
   if (c.in_place) counts = {0, std::max(counts.send, counts.recv)};
   return counts;
 }
@@ -43,9 +61,15 @@ int p2p_peer(int rank, int nranks) {
 
 std::vector<Block> input_blocks(const Collective& c, int nranks, int rank) {
   const BufferCounts counts = buffer_counts(c, nranks);
+  if (!moves_data(c.kind)) return {};
+  if (c.kind == CollKind::kAlltoallv) return {{0, rank_exchange(c, nranks, rank).send_total, rank}};
   if (!c.in_place) return {{0, counts.send, rank, 0, false}};
-  if (c.kind == CollKind::kAllgather) return {{rank * c.count, c.count, rank, 0, true}};
-  if (c.kind == CollKind::kBroadcast && rank != c.root) return {};
+  // In place the input sits where the output keeps it: the rank's own block of the result.
+  const bool own_block =
+      c.kind == CollKind::kAllgather || (c.kind == CollKind::kGather && rank == c.root);
+  if (own_block) return {{rank * c.count, c.count, rank, 0, true}};
+  if ((c.kind == CollKind::kBroadcast || c.kind == CollKind::kScatter) && rank != c.root) return {};
+  if (c.kind == CollKind::kGather) return {{0, c.count, rank, 0, true}};
   return {{0, counts.recv, rank, 0, true}};
 }
 
@@ -73,6 +97,26 @@ std::vector<Block> expected_blocks(const Collective& c, int nranks, int rank) {
       }
       return blocks;
     }
+    case CollKind::kAlltoallv: {
+      const RankExchange x = rank_exchange(c, nranks, rank);
+      std::vector<Block> blocks;
+      for (std::size_t src = 0; src < x.recv_counts.size(); ++src) {
+        blocks.push_back(
+            {x.recv_offsets[src], x.recv_counts[src], static_cast<int>(src), x.recv_first[src]});
+      }
+      return blocks;
+    }
+    case CollKind::kGather: {
+      if (rank != c.root) return {};
+      std::vector<Block> blocks;
+      for (int src = 0; src < nranks; ++src) blocks.push_back({src * count, count, src, 0});
+      return blocks;
+    }
+    case CollKind::kScatter:
+      // In place the root's block stays in its input, at its own offset.
+      return {{c.in_place && rank == c.root ? rank * count : 0, count, c.root, rank * count}};
+    case CollKind::kBarrier:
+      return {};
     case CollKind::kPingpong:
     case CollKind::kBiBw:
       return {{0, count, p2p_peer(rank, nranks), 0}};
@@ -81,6 +125,13 @@ std::vector<Block> expected_blocks(const Collective& c, int nranks, int rank) {
       return {{0, count, p2p_peer(rank, nranks), 0}};
   }
   return {};
+}
+
+std::optional<std::size_t> first_checked_element(const Collective& c, int nranks, int rank) {
+  for (const Block& b : expected_blocks(c, nranks, rank)) {
+    if (b.count > 0) return b.offset;
+  }
+  return std::nullopt;
 }
 
 void fill_for(const Collective& c, int nranks, int rank, const Pattern& p, void* send, void* recv) {

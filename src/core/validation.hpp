@@ -4,6 +4,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "core/collective.hpp"
@@ -15,6 +17,10 @@ struct BufferCounts {
   std::size_t send = 0;  // elements; 0 when in place (the recv buffer holds the input)
   std::size_t recv = 0;
 };
+
+// Why no backend can run `c` in this layout (a skip reason), or nullopt: alltoallv in place,
+// barrier in place. Backends add their own reasons.
+std::optional<std::string> layout_unsupported(const Collective& c);
 
 // Element counts one rank allocates for `c` on `nranks` ranks.
 BufferCounts buffer_counts(const Collective& c, int nranks);
@@ -49,6 +55,10 @@ std::vector<Block> input_blocks(const Collective& c, int nranks, int rank);
 // What `rank`'s output must hold after the op; empty where the output is undefined (non-root
 // reduce, the sending side of bw).
 std::vector<Block> expected_blocks(const Collective& c, int nranks, int rank);
+
+// The element offset of `rank`'s first checked output element (what --test-corrupt flips), or
+// nullopt where its output is not checked.
+std::optional<std::size_t> first_checked_element(const Collective& c, int nranks, int rank);
 
 // Host buffers: writes `rank`'s inputs for `c` (into `recv` when in place), poisons the output.
 void fill_for(const Collective& c, int nranks, int rank, const Pattern& p, void* send, void* recv);

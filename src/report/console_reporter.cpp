@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "core/exchange.hpp"
 #include "knobs/interleave.hpp"
 
 namespace colltune {
@@ -65,6 +66,14 @@ void ConsoleReporter::add(const Measurement& m) {
     close_table();
     table_ = m.coll.kind;
     fmt::print(out_, "#\n# Collective: {}\n", name(m.coll.kind));
+    if (m.coll.kind == CollKind::kAlltoallv) {
+      // The imbalance barely moves with size (whole-element rounding): once per table.
+      fmt::print(out_,
+                 "# exchange {} (seed {}): the busiest rank moves {:.2f}x the mean; size is the "
+                 "mean bytes per rank, algbw is from the busiest rank's bytes\n",
+                 exchange_name(m.coll.exchange), m.coll.exchange.seed,
+                 exchange_totals(m.coll, m.nranks).imbalance);
+    }
     fmt::print(out_, "#{:>83}{:>34}\n", "out-of-place", "in-place");
     fmt::print(
         out_,

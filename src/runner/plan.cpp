@@ -11,6 +11,14 @@ std::vector<Collective> plan_run(const RunOptions& options, int nranks) {
       sweep_sizes(options.min_bytes, options.max_bytes, options.step_factor, options.step_bytes);
   std::vector<Collective> plan;
   for (CollKind kind : options.colls) {
+    if (!moves_data(kind)) {  // barrier: one row, whatever the sizes and types asked for
+      Collective c;
+      c.kind = kind;
+      c.dtype = options.dtypes.front();
+      c.op = ReduceOp::kNone;
+      plan.push_back(c);
+      continue;
+    }
     for (DType dtype : options.dtypes) {
       const std::vector<ReduceOp> ops =
           is_reduction(kind) ? options.ops : std::vector<ReduceOp>{ReduceOp::kNone};
@@ -34,6 +42,7 @@ std::vector<Collective> plan_run(const RunOptions& options, int nranks) {
               c.in_place = in_place;
               c.root = root;
               c.window = options.window;
+              c.exchange = options.exchange;
               plan.push_back(c);
             }
           }

@@ -6,11 +6,14 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <charconv>
+#include <climits>
 #include <cmath>
 
 #include "core/errors.hpp"
+#include "core/exchange.hpp"
 #include "core/sizes.hpp"
 #include "core/suggest.hpp"
+#include "core/validation.hpp"
 #include "knobs/interleave.hpp"
 #include "runner/nccl_tests_flags.hpp"
 
@@ -163,6 +166,9 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   std::string reduction;
   app.add_option("-a,--average", reduction);
   app.add_option("--window", window);
+  std::string exchange = "uniform", exchange_seed;
+  app.add_option("--exchange", exchange);
+  app.add_option("--exchange-seed", exchange_seed);
   app.add_option("--in-place", in_place);
   auto& bo = o.backend_options;
   app.add_option("-g,--gpus,--ngpus", bo.gpus)->check(CLI::Range(1, 1024));
@@ -249,6 +255,10 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   }
   if (!root.empty()) o.root = static_cast<int>(parse_integer_flag(root, "-r/--root", -1, 1 << 24));
   if (!window.empty()) o.window = static_cast<int>(parse_integer_flag(window, "--window", 1, 1024));
+  const auto seed = exchange_seed.empty()
+                        ? 1
+                        : parse_integer_flag(exchange_seed, "--exchange-seed", 0, INT64_MAX);
+  o.exchange = parse_exchange(exchange, static_cast<std::uint64_t>(seed), "--exchange");
   if (timing == "batch") {
     policy.timing = TimingMode::kBatch;
   } else if (timing == "per-op") {
@@ -323,6 +333,15 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
       }
     }
   }
+  const bool alltoallv =
+      std::find(o.colls.begin(), o.colls.end(), CollKind::kAlltoallv) != o.colls.end();
+  if (!alltoallv && (app.count("--exchange") > 0 || app.count("--exchange-seed") > 0)) {
+    throw ConfigError(fmt::format(
+        "--exchange{}: '{}' shapes alltoallv's counts and this run measures no alltoallv; "
+        "allowed: with --coll alltoallv",
+        app.count("--exchange") > 0 ? "" : "-seed",
+        app.count("--exchange") > 0 ? exchange : exchange_seed));
+  }
   if (!o.nccl_tests_json_path.empty() && (o.colls.size() > 1 || !o.interleaved.empty())) {
     throw ConfigError(fmt::format(
         "-J/--output_file: nccl-tests' JSON holds one collective and one configuration per file, "
@@ -345,6 +364,27 @@ void check_against_world(const RunOptions& options, int nranks) {
     throw ConfigError(fmt::format(
         "-r/--root: {} is not a rank of this job; allowed: 0 to {}, or -1 for every rank",
         options.root, nranks - 1));
+  }
+  // MPI-3's int counts and displacements: alltoallv's busiest receiver is the first to overflow
+  // them, at the largest size. (Open MPI 4.1 has no MPI-4 large-count MPI_Alltoallv_c.)
+  const bool alltoallv = std::find(options.colls.begin(), options.colls.end(),
+                                   CollKind::kAlltoallv) != options.colls.end();
+  if (alltoallv && options.backend == "mpi") {
+    for (DType dtype : options.dtypes) {
+      Collective c;
+      c.kind = CollKind::kAlltoallv;
+      c.dtype = dtype;
+      c.exchange = options.exchange;
+      c.count = count_for_bytes(c.kind, dtype, nranks, options.max_bytes);
+      const BufferCounts counts = buffer_counts(c, nranks);
+      if (std::max(counts.send, counts.recv) > static_cast<std::size_t>(INT_MAX)) {
+        throw ConfigError(fmt::format(
+            "-e/--maxbytes: {} of {} with alltoallv {} on {} ranks puts {} elements in one "
+            "rank's buffer; allowed: at most {} (MPI's int counts and displacements)",
+            options.max_bytes, name(dtype), exchange_name(options.exchange), nranks,
+            std::max(counts.send, counts.recv), INT_MAX));
+      }
+    }
   }
   // NCCL's one-rank path (enqueue.cc, ncclLaunchOneRank) never consults NCCL_ALGO or NCCL_PROTO:
   // every setting would measure the same copy.

@@ -29,6 +29,7 @@ struct RunOptions {
   std::uint64_t step_bytes = 1ULL << 20;
   int root = 0;  // -1: every rank in turn
   int window = 64;
+  Exchange exchange;         // --exchange, --exchange-seed: alltoallv's counts
   bool out_of_place = true;  // --in-place both|only|never
   bool in_place = true;
   RunPolicy policy;

@@ -6,6 +6,7 @@
 
 #include "core/bandwidth.hpp"
 #include "core/errors.hpp"
+#include "core/exchange.hpp"
 
 namespace colltune {
 namespace {
@@ -31,6 +32,24 @@ int int_field(const nlohmann::json& j, const char* key, const std::string& where
   if (v.is_number_integer() && v.get<std::int64_t>() >= lo && v.get<std::int64_t>() <= hi)
     return v.get<int>();
   bad(where, key, v.dump(), fmt::format("an integer from {} to {}", lo, hi));
+}
+
+// alltoallv: the pattern and what it makes each rank move, in bytes (index = rank).
+nlohmann::json exchange_json(const Collective& c, int nranks) {
+  const ExchangeTotals t = exchange_totals(c, nranks);
+  const std::uint64_t element = element_bytes(c.dtype);
+  const auto bytes = [&](std::vector<std::uint64_t> v) {
+    for (auto& x : v) x *= element;
+    return v;
+  };
+  return {{"pattern", exchange_name(c.exchange)},
+          {"seed", c.exchange.seed},
+          {"send_bytes", bytes(t.send)},
+          {"recv_bytes", bytes(t.recv)},
+          {"max_peer_bytes", bytes(t.max_peer)},
+          {"min_peer_bytes", bytes(t.min_peer)},
+          {"busiest_bytes", t.busiest * element},
+          {"imbalance", t.imbalance}};
 }
 
 }  // namespace
@@ -113,6 +132,7 @@ nlohmann::json to_json(const Measurement& m) {
                    ? nlohmann::json(nullptr)
                    : nlohmann::json{{"outcome", name(m.race)}, {"turn", m.race_turn}}},
   };
+  j["exchange"] = m.coll.kind == CollKind::kAlltoallv ? exchange_json(m.coll, m.nranks) : nullptr;
   if (!m.skipped) {
     j["stats_seconds"] = {{"n", s.n},
                           {"min", s.min},
@@ -178,6 +198,11 @@ Record record_from_json(const nlohmann::json& j, const std::string& where) {
     if (!factor.is_number()) bad(where, "bus_factor", factor.dump(), "a number");
     r.bus_factor = factor.get<double>();
     r.in_process_knobs = j.value("in_process_knobs", std::map<std::string, std::string>{});
+    if (j.contains("exchange") && !j.at("exchange").is_null()) {
+      const auto& x = j.at("exchange");
+      r.exchange = parse_exchange(x.at("pattern").get<std::string>(),
+                                  x.at("seed").get<std::uint64_t>(), where + ": exchange.pattern");
+    }
     if (j.contains("race") && !j.at("race").is_null()) {
       const auto& race = j.at("race");
       const std::string outcome = race.at("outcome").get<std::string>();
@@ -198,6 +223,7 @@ Record record_from_json(const nlohmann::json& j, const std::string& where) {
   c.dtype = *parse_dtype(r.dtype);
   c.count = r.count;
   c.window = r.window;
+  c.exchange = r.exchange;
   r.algbw_bytes = algbw_bytes(c, r.nranks);
   return r;
 }

@@ -91,9 +91,28 @@ TEST(RunOptions, ErrorsNameFlagValueAndWhatIsAllowed) {
             "-g/--gpus: 2 needs a GPU backend; allowed: 1 with --backend mpi, or --backend nccl");
   EXPECT_EQ(error_of({"--backend", "nccl", "-g", "0"}),
             "--gpus: Value 0 not in range 1 to 1024; see colltune run --help");
-  EXPECT_EQ(error_of({"--coll", "allreduce,gather"}),
-            "--coll: 'gather' is not a collective; allowed: allreduce alltoall allgather "
-            "reduce_scatter broadcast reduce sendrecv pingpong bw bibw all");
+  EXPECT_EQ(error_of({"--coll", "allreduce,scan"}),
+            "--coll: 'scan' is not a collective; allowed: allreduce alltoall allgather "
+            "reduce_scatter broadcast reduce sendrecv pingpong bw bibw alltoallv gather scatter "
+            "barrier all");
+  EXPECT_EQ(error_of({"--coll", "alltoallv", "--exchange", "zipf:-1"}),
+            "--exchange: 'zipf:-1' is not allowed; allowed: uniform, random[:RATIO] (max/min "
+            "ratio >= 1, default 4), zipf[:S] (skew >= 0, default 1), hot[:K] (one rank gets K "
+            ">= 1 times the others, default 4)");
+  EXPECT_EQ(error_of({"--coll", "alltoallv", "--exchange", "pareto"}),
+            "--exchange: 'pareto' is not an exchange pattern; allowed: uniform, random[:RATIO] "
+            "(max/min ratio >= 1, default 4), zipf[:S] (skew >= 0, default 1), hot[:K] (one rank "
+            "gets K >= 1 times the others, default 4)");
+  EXPECT_EQ(error_of({"--coll", "alltoallv", "--exchange", "random:0.5"}).substr(0, 41),
+            "--exchange: 'random:0.5' is not allowed; ");
+  EXPECT_EQ(error_of({"--coll", "alltoallv", "--exchange", "uniform:2"}).substr(0, 41),
+            "--exchange: 'uniform:2' is not allowed; a");
+  EXPECT_EQ(error_of({"--coll", "alltoall", "--exchange", "hot:8"}),
+            "--exchange: 'hot:8' shapes alltoallv's counts and this run measures no alltoallv; "
+            "allowed: with --coll alltoallv");
+  EXPECT_EQ(error_of({"--coll", "alltoallv", "--exchange-seed", "-3"}),
+            "--exchange-seed: '-3' is not allowed; allowed: an integer from 0 to "
+            "9223372036854775807");
   EXPECT_EQ(error_of({"-b", "12Q"}),
             "-b/--minbytes: '12Q' is not a size; allowed: a whole number of bytes, optionally with "
             "K, M or G (2^10, 2^20, 2^30; 1MB and 0.5K read as nccl-tests reads them)");
@@ -214,6 +233,31 @@ TEST(RunOptions, RootMustBeARank) {
   }
   // A root is irrelevant to collectives without one.
   EXPECT_NO_THROW(check_against_world(parse_run_options({"-r", "9"}), 2));
+}
+
+TEST(RunOptions, AlltoallvCountsMustFitMpiInts) {
+  // hot:4 on 4 ranks: the hot rank gets 4/7 of every row of 2^30 int8 elements (613566756.57,
+  // rounded up as the largest remainder), 4 x 613566757 = 2454267028 > 2^31 - 1.
+  const RunOptions big =
+      parse_run_options({"--coll", "alltoallv", "--exchange", "hot:4", "-d", "int8", "-b", "1G",
+                         "-e", "1G"});
+  try {
+    check_against_world(big, 4);
+    FAIL() << "an overflowing int count accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_STREQ(e.what(),
+                 "-e/--maxbytes: 1073741824 of int8 with alltoallv hot:4 on 4 ranks puts "
+                 "2454267028 elements in one rank's buffer; allowed: at most 2147483647 (MPI's "
+                 "int counts and displacements)");
+  }
+  // Evenly spread, the same size is 2^30 elements per rank: within int.
+  EXPECT_NO_THROW(check_against_world(
+      parse_run_options({"--coll", "alltoallv", "-d", "int8", "-b", "1G", "-e", "1G"}), 4));
+  // NCCL's counts are size_t.
+  EXPECT_NO_THROW(check_against_world(
+      parse_run_options({"--backend", "nccl", "--coll", "alltoallv", "--exchange", "hot:4", "-d",
+                         "int8", "-b", "1G", "-e", "1G"}),
+      4));
 }
 
 TEST(RunOptions, NcclInterleaveNeedsTwoRanks) {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/exchange.hpp"
+
 #include <cstring>
 
 namespace colltune {
@@ -69,8 +71,34 @@ void simulate(const Collective& c, int n, Ranks& r) {
         case CollKind::kAlltoall:
           for (int s = 0; s < n; ++s) out[k][s * cnt + i] = input(s)[k * cnt + i];
           break;
+        case CollKind::kGather:
+          for (int s = 0; k == c.root && s < n; ++s) {
+            out[k][s * cnt + i] = !c.in_place ? r.send[s][i]
+                                  : s == c.root ? r.recv[s][s * cnt + i]
+                                                : r.recv[s][i];
+          }
+          break;
+        case CollKind::kScatter:
+          out[k][(c.in_place && k == c.root ? k * cnt : 0) + i] = input(c.root)[k * cnt + i];
+          break;
+        case CollKind::kAlltoallv:  // below
+          break;
         default:
           out[k][i] = input(p2p_peer(k, n))[i];
+      }
+    }
+  }
+  if (c.kind == CollKind::kAlltoallv) {
+    // Rank s's row, laid out back to back in its send buffer; rank k's receive buffer holds
+    // the blocks addressed to it in source order.
+    std::vector<std::size_t> written(n, 0);
+    for (int s = 0; s < n; ++s) {
+      const auto row = exchange_row(c.exchange, cnt, n, s);
+      std::size_t from = 0;
+      for (int k = 0; k < n; ++k) {
+        for (std::size_t j = 0; j < row[k]; ++j) out[k][written[k] + j] = r.send[s][from + j];
+        written[k] += row[k];
+        from += row[k];
       }
     }
   }
@@ -85,8 +113,10 @@ TEST(Validation, CorrectResultsPassAndOneFlippedElementFails) {
         if (is_point_to_point(kind) && in_place) continue;
         Collective c;
         c.kind = kind;
-        c.count = 13;
+        c.count = moves_data(kind) ? 13 : 0;
+        c.exchange = {ExchangeKind::kZipf, 1.0, 7};
         c.in_place = in_place;
+        if (layout_unsupported(c)) continue;
         c.root = has_root(kind) ? n - 1 : -1;
         c.op = is_reduction(kind) ? ReduceOp::kMax : ReduceOp::kNone;
         const Pattern p(99, DType::kFloat, c.op, n);
@@ -96,8 +126,15 @@ TEST(Validation, CorrectResultsPassAndOneFlippedElementFails) {
         for (int k = 0; k < n; ++k) wrong += count_wrong_for(c, n, k, p, r.recv[k].data());
         EXPECT_EQ(wrong, 0u) << name(kind) << " n=" << n << " in_place=" << in_place;
 
-        const int checked_rank = kind == CollKind::kReduce ? c.root : n - 1;
-        r.recv[checked_rank][0] += 1.0f;
+        const int checked_rank = kind == CollKind::kReduce || kind == CollKind::kGather ? c.root
+                                                                                        : n - 1;
+        const auto at = first_checked_element(c, n, checked_rank);
+        if (!moves_data(kind)) {
+          EXPECT_FALSE(at) << "a barrier has no output to check";
+          continue;
+        }
+        ASSERT_TRUE(at) << name(kind);
+        r.recv[checked_rank][*at] += 1.0f;
         EXPECT_EQ(count_wrong_for(c, n, checked_rank, p, r.recv[checked_rank].data()), 1u)
             << name(kind) << " n=" << n;
       }

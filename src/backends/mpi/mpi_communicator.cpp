@@ -12,6 +12,7 @@
 
 #include "backends/mpi/mpi_tool_knobs.hpp"
 #include "core/errors.hpp"
+#include "core/exchange.hpp"
 #include "core/validation.hpp"
 #include "knobs/interleave.hpp"
 
@@ -114,12 +115,44 @@ class HostBuffers : public Buffers {
   char* recv(std::size_t set) const { return send(set) + layout.recv_offset_bytes; }
 };
 
+// MPI_Alltoallv's int arguments for one (mean count, pattern): worked out untimed, in allocate().
+struct AlltoallvArguments {
+  std::size_t count = 0;
+  Exchange exchange;
+  bool ready = false;
+  std::vector<int> send_counts, send_offsets, recv_counts, recv_offsets;
+
+  bool matches(const Collective& c) const {
+    return ready && count == c.count && exchange.kind == c.exchange.kind &&
+           exchange.parameter == c.exchange.parameter && exchange.seed == c.exchange.seed;
+  }
+};
+
+std::vector<int> as_ints(const std::vector<std::size_t>& values) {
+  return {values.begin(), values.end()};  // unsupported() kept every value within INT_MAX
+}
+
 }  // namespace
 
 struct MpiCommunicator::Impl {
   MPI_Comm comm = MPI_COMM_NULL;
   std::vector<MPI_Request> requests;
   int ack = 0;
+  AlltoallvArguments alltoallv;
+
+  const AlltoallvArguments& alltoallv_for(const Collective& c, int nranks, int rank) {
+    if (!alltoallv.matches(c)) {
+      const RankExchange x = rank_exchange(c, nranks, rank);
+      alltoallv = {c.count,
+                   c.exchange,
+                   true,
+                   as_ints(x.send_counts),
+                   as_ints(x.send_offsets),
+                   as_ints(x.recv_counts),
+                   as_ints(x.recv_offsets)};
+    }
+    return alltoallv;
+  }
 };
 
 MpiCommunicator::MpiCommunicator(const MpiWorld& world, const BackendOptions& options)
@@ -152,6 +185,7 @@ std::optional<std::string> MpiCommunicator::unsupported(const Collective& c) con
     if (size_ % 2 != 0) return "point-to-point needs an even number of ranks (pairs r, r+n/2)";
     if (c.in_place) return "point-to-point has no in-place form";
   }
+  if (auto reason = layout_unsupported(c)) return reason;
   const BufferCounts counts = buffer_counts(c, size_);
   if (std::max(counts.send, counts.recv) > static_cast<std::size_t>(INT_MAX)) {
     return "the element count exceeds MPI's int count";
@@ -164,6 +198,7 @@ std::unique_ptr<Buffers> MpiCommunicator::allocate(const Collective& c, std::siz
   buffers->sets = std::max<std::size_t>(sets, 1);
   buffers->layout = set_layout(c, size_);
   buffers->pool = allocate_host(buffers->sets * buffers->layout.stride_bytes);
+  if (c.kind == CollKind::kAlltoallv) impl_->alltoallv_for(c, size_, rank_);
   return buffers;
 }
 
@@ -201,6 +236,31 @@ void MpiCommunicator::run_one(const Collective& c, void* send, void* recv) {
     case CollKind::kAlltoall:
       COLLTUNE_MPI_CHECK(MPI_Alltoall(
           src, in_place ? 0 : count, in_place ? MPI_DATATYPE_NULL : type, recv, count, type, comm));
+      return;
+    case CollKind::kAlltoallv: {
+      const AlltoallvArguments& v = impl_->alltoallv_for(c, size_, rank_);
+      COLLTUNE_MPI_CHECK(MPI_Alltoallv(send, v.send_counts.data(), v.send_offsets.data(), type,
+                                       recv, v.recv_counts.data(), v.recv_offsets.data(), type,
+                                       comm));
+      return;
+    }
+    case CollKind::kGather: {
+      // In place only the root's block stays put; the other ranks send from their input.
+      const bool root_in_place = in_place && rank_ == c.root;
+      COLLTUNE_MPI_CHECK(MPI_Gather(root_in_place ? MPI_IN_PLACE : (in_place ? recv : send), count,
+                                    type, recv, count, type, c.root, comm));
+      return;
+    }
+    case CollKind::kScatter: {
+      // In place the root's input is in recv and its own block stays there (MPI_IN_PLACE).
+      const bool root_in_place = in_place && rank_ == c.root;
+      COLLTUNE_MPI_CHECK(MPI_Scatter(in_place ? recv : send, count, type,
+                                     root_in_place ? MPI_IN_PLACE : recv, count, type, c.root,
+                                     comm));
+      return;
+    }
+    case CollKind::kBarrier:
+      COLLTUNE_MPI_CHECK(MPI_Barrier(comm));
       return;
     case CollKind::kBroadcast:
       // MPI_Bcast has one buffer; out of place the root sends from its own input buffer.
@@ -296,11 +356,13 @@ std::uint64_t MpiCommunicator::check(const Collective& c, Buffers& buffers, cons
   // The corrupting ranks must be ones whose output is checked: the root of a reduce, the last
   // rank (a receiver) of point-to-point, every rank of the other collectives, so that a #wrong
   // not summed over ranks shows.
-  const bool corrupts = c.kind == CollKind::kReduce ? rank_ == c.root
+  const bool corrupts = c.kind == CollKind::kReduce || c.kind == CollKind::kGather ? rank_ == c.root
                         : is_point_to_point(c.kind) || c.kind == CollKind::kSendrecv
                             ? rank_ == size_ - 1
                             : true;
-  if (corrupt_one && corrupts && c.count > 0) static_cast<unsigned char*>(out)[0] ^= 1;
+  const auto at = first_checked_element(c, size_, rank_);
+  if (corrupt_one && corrupts && at)
+    static_cast<unsigned char*>(out)[*at * element_bytes(c.dtype)] ^= 1;
   return count_wrong_for(c, size_, rank_, p, out);
 }
 

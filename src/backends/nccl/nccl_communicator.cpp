@@ -242,6 +242,8 @@ std::optional<std::string> NcclCommunicator::unsupported(const Collective& c) co
     if (n % 2 != 0) return "point-to-point needs an even number of ranks (pairs r, r+n/2)";
     if (c.in_place) return "point-to-point has no in-place form";
   }
+  if (c.kind == CollKind::kBarrier) return "NCCL has no barrier (nor has nccl-tests)";
+  if (auto reason = layout_unsupported(c)) return reason;
   if (c.in_place && (c.kind == CollKind::kAlltoall || c.kind == CollKind::kSendrecv)) {
     return "NCCL send/recv cannot overlap their buffers (no in-place form)";
   }
@@ -270,6 +272,7 @@ std::unique_ptr<Buffers> NcclCommunicator::allocate(const Collective& c, std::si
     mine.ordinal = gpu.ordinal;
     COLLTUNE_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&mine.pool),
                                    buffers->sets * buffers->layout.stride_bytes));
+    if (c.kind == CollKind::kAlltoallv) mine.exchange = rank_exchange(c, impl_->nranks, gpu.rank);
   }
   return buffers;
 }

@@ -11,7 +11,7 @@ void NcclCommunicator::Impl::enqueue_all(const Collective& c, DeviceBuffers& buf
                                          std::size_t set, int phase) {
   COLLTUNE_NCCL_CHECK(ncclGroupStart());
   for (std::size_t g = 0; g < gpus.size(); ++g) {
-    enqueue(gpus[g], c, buffers.send(g, set), buffers.recv(g, set), phase);
+    enqueue(gpus[g], c, buffers.gpus[g], buffers.send(g, set), buffers.recv(g, set), phase);
   }
   end_group();
 }
@@ -32,7 +32,8 @@ void NcclCommunicator::Impl::end_group() {
   }
 }
 
-void NcclCommunicator::Impl::enqueue(const Gpu& gpu, const Collective& c, void* send, void* recv,
+void NcclCommunicator::Impl::enqueue(const Gpu& gpu, const Collective& c,
+                                     const DeviceBuffers::PerGpu& mine, void* send, void* recv,
                                      int phase) const {
   const ncclDataType_t type = *nccl_type(c.dtype);
   const int rank = gpu.rank;
@@ -70,6 +71,15 @@ void NcclCommunicator::Impl::enqueue(const Gpu& gpu, const Collective& c, void* 
             ncclRecv(element_at(recv, peer * count, c.dtype), count, type, peer, comm, stream));
       }
       return;
+    case CollKind::kAlltoallv:
+      enqueue_alltoallv(gpu, c, mine.exchange, send, recv);
+      return;
+    case CollKind::kGather:
+    case CollKind::kScatter:
+      enqueue_rooted(gpu, c, send, recv);
+      return;
+    case CollKind::kBarrier:  // unsupported() refuses it
+      return;
     case CollKind::kSendrecv:
       COLLTUNE_NCCL_CHECK(ncclSend(send, count, type, (rank + 1) % n, comm, stream));
       COLLTUNE_NCCL_CHECK(ncclRecv(recv, count, type, (rank + n - 1) % n, comm, stream));
@@ -79,6 +89,52 @@ void NcclCommunicator::Impl::enqueue(const Gpu& gpu, const Collective& c, void* 
     case CollKind::kBiBw:
       enqueue_p2p(gpu, c, send, recv, phase);
       return;
+  }
+}
+
+void NcclCommunicator::Impl::enqueue_rooted(const Gpu& gpu, const Collective& c, void* send,
+                                            void* recv) const {
+  const ncclDataType_t type = *nccl_type(c.dtype);
+  const std::size_t count = c.count;
+  const bool root = gpu.rank == c.root;
+  // In place the root's own block is already where it belongs: no copy to itself.
+  const bool skip_self = c.in_place && root;
+  if (c.kind == CollKind::kGather) {
+    if (!(skip_self)) {
+      COLLTUNE_NCCL_CHECK(
+          ncclSend(c.in_place ? recv : send, count, type, c.root, gpu.comm, gpu.stream));
+    }
+    for (int peer = 0; root && peer < nranks; ++peer) {
+      if (peer == gpu.rank && skip_self) continue;
+      COLLTUNE_NCCL_CHECK(ncclRecv(element_at(recv, peer * count, c.dtype), count, type, peer,
+                                   gpu.comm, gpu.stream));
+    }
+    return;
+  }
+  void* const input = c.in_place ? recv : send;  // the root's n blocks
+  for (int peer = 0; root && peer < nranks; ++peer) {
+    if (peer == gpu.rank && skip_self) continue;
+    COLLTUNE_NCCL_CHECK(ncclSend(element_at(input, peer * count, c.dtype), count, type, peer,
+                                 gpu.comm, gpu.stream));
+  }
+  if (!skip_self) COLLTUNE_NCCL_CHECK(ncclRecv(recv, count, type, c.root, gpu.comm, gpu.stream));
+}
+
+void NcclCommunicator::Impl::enqueue_alltoallv(const Gpu& gpu, const Collective& c,
+                                               const RankExchange& x, void* send,
+                                               void* recv) const {
+  const ncclDataType_t type = *nccl_type(c.dtype);
+  // Both sides of a pair know its count, so a zero block is skipped on both.
+  for (int peer = 0; peer < nranks; ++peer) {
+    const auto p = static_cast<std::size_t>(peer);
+    if (x.send_counts[p] > 0) {
+      COLLTUNE_NCCL_CHECK(ncclSend(element_at(send, x.send_offsets[p], c.dtype), x.send_counts[p],
+                                   type, peer, gpu.comm, gpu.stream));
+    }
+    if (x.recv_counts[p] > 0) {
+      COLLTUNE_NCCL_CHECK(ncclRecv(element_at(recv, x.recv_offsets[p], c.dtype), x.recv_counts[p],
+                                   type, peer, gpu.comm, gpu.stream));
+    }
   }
 }
 
@@ -128,7 +184,8 @@ std::uint64_t NcclCommunicator::check(const Collective& c, Buffers& buffers, con
                                       bool corrupt_one) {
   auto& device = static_cast<DeviceBuffers&>(buffers);
   const int n = impl_->nranks;
-  const int corrupt_rank = c.kind == CollKind::kReduce ? c.root : n - 1;
+  const int corrupt_rank =
+      c.kind == CollKind::kReduce || c.kind == CollKind::kGather ? c.root : n - 1;
   std::uint64_t total = 0;
   for (std::size_t g = 0; g < impl_->gpus.size(); ++g) {
     const Gpu& gpu = impl_->gpus[g];
@@ -138,11 +195,13 @@ std::uint64_t NcclCommunicator::check(const Collective& c, Buffers& buffers, con
     char* out = c.kind == CollKind::kReduceScatter && c.in_place
                     ? element_at(recv, gpu.rank * c.count, c.dtype)
                     : recv;
-    if (corrupt_one && gpu.rank == corrupt_rank && c.count > 0) {
+    const auto at = first_checked_element(c, n, gpu.rank);
+    if (corrupt_one && gpu.rank == corrupt_rank && at) {
+      char* const target = element_at(out, *at, c.dtype);
       unsigned char byte = 0;
-      COLLTUNE_CUDA_CHECK(cudaMemcpy(&byte, out, 1, cudaMemcpyDeviceToHost));
+      COLLTUNE_CUDA_CHECK(cudaMemcpy(&byte, target, 1, cudaMemcpyDeviceToHost));
       byte ^= 1;
-      COLLTUNE_CUDA_CHECK(cudaMemcpy(out, &byte, 1, cudaMemcpyHostToDevice));
+      COLLTUNE_CUDA_CHECK(cudaMemcpy(target, &byte, 1, cudaMemcpyHostToDevice));
     }
     COLLTUNE_CUDA_CHECK(cudaMemsetAsync(gpu.wrong, 0, sizeof(unsigned long long), gpu.stream));
     for (const Block& b : expected_blocks(c, n, gpu.rank)) {

@@ -14,6 +14,7 @@
 
 #include "backends/nccl/nccl_communicator.hpp"
 #include "core/errors.hpp"
+#include "core/exchange.hpp"
 #include "core/validation.hpp"
 
 #define COLLTUNE_CUDA_CHECK(call)                                                 \
@@ -59,6 +60,7 @@ class DeviceBuffers : public Buffers {
     char* pool = nullptr;  // sets x layout.stride_bytes
     // Captured graphs by (ops, first set): replayed instead of re-issuing the calls (-G).
     std::map<std::pair<int, std::size_t>, cudaGraphExec_t> graphs;
+    RankExchange exchange;  // alltoallv: this GPU's rank's counts and offsets
   };
   std::vector<PerGpu> gpus;  // in the order of NcclCommunicator::Impl::gpus
   std::size_t sets = 1;
@@ -95,7 +97,12 @@ struct NcclCommunicator::Impl {
   // Issues one op (pingpong: one half of it, `phase` 0 or 1) on every GPU, as one NCCL group so
   // that one thread can drive several GPUs.
   void enqueue_all(const Collective& c, DeviceBuffers& buffers, std::size_t set, int phase);
-  void enqueue(const Gpu& gpu, const Collective& c, void* send, void* recv, int phase) const;
+  void enqueue(const Gpu& gpu, const Collective& c, const DeviceBuffers::PerGpu& mine, void* send,
+               void* recv, int phase) const;
+  // gather and scatter from ncclSend/ncclRecv, as nccl-tests builds them; alltoallv likewise.
+  void enqueue_rooted(const Gpu& gpu, const Collective& c, void* send, void* recv) const;
+  void enqueue_alltoallv(const Gpu& gpu, const Collective& c, const RankExchange& x, void* send,
+                         void* recv) const;
   void enqueue_p2p(const Gpu& gpu, const Collective& c, void* send, void* recv, int phase) const;
   // Ends a group; with a non-blocking communicator (--nccl-blocking 0) ncclGroupEnd may return
   // ncclInProgress before the kernels reach the streams, so this waits until every communicator

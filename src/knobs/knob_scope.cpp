@@ -146,6 +146,7 @@ bool settings_affect(const std::map<std::string, std::string>& settings,
                      const std::map<std::string, std::string>& baseline,
                      std::string_view collective, std::string_view backend) {
   auto changes = [&](const std::string& key, const std::string& value) {
+    if (const RunFlagAxis* axis = run_flag_axis(key)) return axis->collective == collective;
     return is_env_key(key) && knob_affects(key, value, collective, backend);
   };
   for (const auto& [key, value] : settings) {

@@ -234,10 +234,27 @@ bool is_env_key(const std::string& key) {
          std::any_of(key.begin(), key.end(), [](unsigned char ch) { return std::isupper(ch); });
 }
 
+const std::vector<RunFlagAxis>& run_flag_axes() {
+  static const std::vector<RunFlagAxis> kAxes{{"exchange", "--exchange", "alltoallv"},
+                                              {"exchange_seed", "--exchange-seed", "alltoallv"}};
+  return kAxes;
+}
+
+const RunFlagAxis* run_flag_axis(std::string_view key) {
+  for (const RunFlagAxis& axis : run_flag_axes()) {
+    if (axis.key == key) return &axis;
+  }
+  return nullptr;
+}
+
+bool is_setting_key(const std::string& key) {
+  return is_env_key(key) || run_flag_axis(key) != nullptr;
+}
+
 std::map<std::string, std::string> group_settings(const std::map<std::string, std::string>& s) {
   std::map<std::string, std::string> group;
   for (const auto& [key, value] : s) {
-    if (!is_env_key(key)) group[key] = value;
+    if (!is_setting_key(key)) group[key] = value;
   }
   return group;
 }

@@ -24,8 +24,21 @@ std::optional<std::string> check_rank_by(std::string_view value);
 // Keys a sweep's `axes` section accepts besides environment variables (UPPER_CASE names).
 const std::vector<std::string>& placement_axis_keys();
 bool is_env_key(const std::string& key);
-// A point's settings without its environment knobs (backend, np, placement): what the points a
-// baseline stands for, and a race compares, share.
+
+// Axes that are `colltune run` flags shaping the workload of one collective (alltoallv's
+// exchange pattern): compared against the baseline as knobs are, passed as flags, not env.
+struct RunFlagAxis {
+  std::string_view key;         // "exchange"
+  std::string_view flag;        // "--exchange"
+  std::string_view collective;  // the one collective it changes
+};
+const std::vector<RunFlagAxis>& run_flag_axes();
+const RunFlagAxis* run_flag_axis(std::string_view key);  // nullptr when not one
+// An environment knob or a run-flag axis: what a point sets and its baseline leaves out.
+bool is_setting_key(const std::string& key);
+
+// A point's settings without its knobs and run-flag axes (backend, np, placement): what the
+// points a baseline stands for, and a race compares, share.
 std::map<std::string, std::string> group_settings(const std::map<std::string, std::string>& s);
 
 }  // namespace colltune

@@ -42,14 +42,10 @@ nlohmann::json exchange_json(const Collective& c, int nranks) {
     for (auto& x : v) x *= element;
     return v;
   };
-  return {{"pattern", exchange_name(c.exchange)},
-          {"seed", c.exchange.seed},
-          {"send_bytes", bytes(t.send)},
-          {"recv_bytes", bytes(t.recv)},
-          {"max_peer_bytes", bytes(t.max_peer)},
-          {"min_peer_bytes", bytes(t.min_peer)},
-          {"busiest_bytes", t.busiest * element},
-          {"imbalance", t.imbalance}};
+  return {{"pattern", exchange_name(c.exchange)}, {"seed", c.exchange.seed},
+          {"send_bytes", bytes(t.send)},          {"recv_bytes", bytes(t.recv)},
+          {"max_peer_bytes", bytes(t.max_peer)},  {"min_peer_bytes", bytes(t.min_peer)},
+          {"busiest_bytes", t.busiest * element}, {"imbalance", t.imbalance}};
 }
 
 }  // namespace

@@ -17,7 +17,7 @@ std::string label_of(const SweepSpec& spec, const Settings& settings) {
   for (const Axis& axis : spec.axes) {
     const auto it = settings.find(axis.key);
     if (it == settings.end()) continue;
-    any_env = any_env || is_env_key(axis.key);
+    any_env = any_env || is_setting_key(axis.key);
     const std::string value =
         axis.key == "launcher_args"
             ? fmt::format(
@@ -27,17 +27,9 @@ std::string label_of(const SweepSpec& spec, const Settings& settings) {
     parts.push_back(axis.key + "=" + value);
   }
   bool env_axes = std::any_of(spec.axes.begin(), spec.axes.end(),
-                              [](const Axis& a) { return is_env_key(a.key); });
+                              [](const Axis& a) { return is_setting_key(a.key); });
   if (env_axes && !any_env) parts.push_back("(no knob set)");
   return fmt::format("{}", fmt::join(parts, " "));
-}
-
-Settings group_of(const Settings& settings) {
-  Settings group;
-  for (const auto& [key, value] : settings) {
-    if (!is_env_key(key)) group[key] = value;
-  }
-  return group;
 }
 
 Point make_point(const SweepSpec& spec, Settings settings) {
@@ -107,7 +99,7 @@ std::vector<Point> expand(const SweepSpec& spec) {
   // A baseline naming placement or backend picks points of the product; it adds none.
   const bool placement_baseline =
       std::any_of(spec.baseline.begin(), spec.baseline.end(),
-                  [](const auto& entry) { return !is_env_key(entry.first); });
+                  [](const auto& entry) { return !is_setting_key(entry.first); });
   if (placement_baseline) {
     std::vector<Point> points;
     for (const Settings& s : kept) {
@@ -119,7 +111,7 @@ std::vector<Point> expand(const SweepSpec& spec) {
   std::vector<Point> points;
   std::vector<Settings> groups_done;
   for (const Settings& s : kept) {
-    const Settings group = group_of(s);
+    const Settings group = group_settings(s);
     if (std::find(groups_done.begin(), groups_done.end(), group) == groups_done.end()) {
       groups_done.push_back(group);
       Settings base = group;
@@ -136,7 +128,7 @@ std::vector<Point> expand(const SweepSpec& spec) {
   }
   // Mark the baselines the product already held.
   for (Point& p : points) {
-    Settings base = group_of(p.settings);
+    Settings base = group_settings(p.settings);
     for (const auto& [key, value] : spec.baseline) {
       if (value) base[key] = *value;
     }

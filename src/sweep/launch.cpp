@@ -124,6 +124,10 @@ Launch build_launch(const SweepSpec& spec, const Point& point, const std::string
   argv.push_back("run");
   argv.insert(argv.end(), spec.run_args.begin(), spec.run_args.end());
   argv.insert(argv.end(), {"--backend", get(s, "backend").value_or("mpi"), "--json", records_path});
+  for (const RunFlagAxis& axis : run_flag_axes()) {
+    if (const auto v = get(s, std::string(axis.key)))
+      argv.insert(argv.end(), {std::string(axis.flag), *v});
+  }
   return launch;
 }
 

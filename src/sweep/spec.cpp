@@ -6,10 +6,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <climits>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "core/errors.hpp"
+#include "core/exchange.hpp"
 #include "core/suggest.hpp"
 #include "knobs/interleave.hpp"
 #include "knobs/knob_scope.hpp"
@@ -65,7 +67,9 @@ const std::vector<std::pair<std::string, std::string>> kBenchmarkFlags{
     {"cga_cluster_size", "--cga-cluster-size"},
     {"min_ctas", "--min-ctas"},
     {"max_ctas", "--max-ctas"},
-    {"net_name", "--net-name"}};
+    {"net_name", "--net-name"},
+    {"exchange", "--exchange"},
+    {"exchange_seed", "--exchange-seed"}};
 
 void check_axis_value(const Parser& p, const YAML::Node& node, const std::string& key,
                       const std::string& value, SweepSpec& spec) {
@@ -81,6 +85,14 @@ void check_axis_value(const Parser& p, const YAML::Node& node, const std::string
     problem = check_rank_by(value);
   } else if (key == "backend") {
     if (value != "mpi" && value != "nccl") problem = "allowed: mpi nccl";
+  } else if (key == "exchange") {
+    try {
+      parse_exchange(value, 1, field);
+    } catch (const ConfigError& e) {  // "<field>: <why>", placed at the node
+      p.fail(node, field, std::string(e.what()).substr(field.size() + 2));
+    }
+  } else if (key == "exchange_seed") {
+    p.integer(node, field, 0, INT64_MAX);
   } else if (is_env_key(key)) {
     problem = check_knob(key, value);
   }
@@ -98,16 +110,17 @@ Axis parse_axis(const Parser& p, const YAML::Node& key_node, const YAML::Node& v
                 SweepSpec& spec) {
   Axis axis{key_node.as<std::string>(), {}};
   const std::string field = "axes." + axis.key;
-  if (!is_env_key(axis.key) && axis.key != "backend") {
+  if (!is_setting_key(axis.key) && axis.key != "backend") {
     const auto& known = placement_axis_keys();
     if (std::find(known.begin(), known.end(), axis.key) == known.end()) {
       std::vector<std::string> allowed = known;
       allowed.push_back("backend");
+      for (const RunFlagAxis& run_flag : run_flag_axes()) allowed.emplace_back(run_flag.key);
       const auto near = nearest_word(axis.key, allowed);
       p.fail(key_node, field,
-             fmt::format("unknown key{}; allowed: {} backend, or an environment variable",
+             fmt::format("unknown key{}; allowed: {}, or an environment variable",
                          near ? fmt::format(" (did you mean '{}'?)", *near) : "",
-                         fmt::join(known, " ")));
+                         fmt::join(allowed, " ")));
     }
   }
   YAML::Node list = values.IsSequence() ? values : YAML::Node(YAML::NodeType::Sequence);
@@ -325,11 +338,16 @@ SweepSpec parse_spec_root(const YAML::Node& root, const std::string& text,
     if (!axes.IsMap()) p.fail(axes, "axes", "expected a mapping of axis to a list of values");
     for (const auto& entry : axes) {
       spec.axes.push_back(parse_axis(p, entry.first, entry.second, spec));
-      if (spec.axes.back().key == "backend") {
+      const std::string& key = spec.axes.back().key;
+      if (key == "backend") {
         if (root["benchmark"] && root["benchmark"]["backends"]) {
           p.fail(entry.first, "axes.backend", "also given as benchmark.backends; give it once");
         }
         backend_axis = true;
+      }
+      if (run_flag_axis(key) && root["benchmark"] && root["benchmark"][key]) {
+        p.fail(entry.first, "axes." + key,
+               fmt::format("also given as benchmark.{}; give it once", key));
       }
     }
   }

@@ -107,8 +107,7 @@ TEST(Exchange, ZipfSharesByHand) {
   // Every source favours the same destinations: the popular rank receives 4 x 1200.
   EXPECT_EQ(exchange_totals(alltoallv(625, {ExchangeKind::kZipf, 1, 4}), 4).busiest, 4800u);
   // s = 0 is uniform.
-  EXPECT_EQ(exchange_row({ExchangeKind::kZipf, 0, 4}, 625, 4, 0),
-            std::vector<std::size_t>(4, 625));
+  EXPECT_EQ(exchange_row({ExchangeKind::kZipf, 0, 4}, 625, 4, 0), std::vector<std::size_t>(4, 625));
   // Another seed picks another popular rank (not certain for every pair of seeds; these differ).
   const auto hot_of = [](std::uint64_t seed) {
     const auto r = exchange_row({ExchangeKind::kZipf, 1, seed}, 625, 8, 0);
@@ -142,8 +141,8 @@ TEST(Exchange, NamesReadBack) {
   }
   EXPECT_EQ(exchange_name(parse_exchange("zipf", 1, "--exchange")), "zipf:1");
   EXPECT_EQ(parse_exchange("hot", 42, "--exchange").seed, 42u);
-  for (const char* bad : {"zipf:-0.5", "random:0.99", "hot:0", "zipf:nan", "zipf:inf", "zipf:",
-                          "hot:2x", "uniform:1", "Zipf", "", "random:1e7"}) {
+  for (const char* bad : {"zipf:-0.5", "random:0.99", "hot:0", "zipf:nan", "zipf:inf",
+                          "zipf:", "hot:2x", "uniform:1", "Zipf", "", "random:1e7"}) {
     EXPECT_THROW(parse_exchange(bad, 1, "--exchange"), ConfigError) << bad;
   }
 }

@@ -238,9 +238,8 @@ TEST(RunOptions, RootMustBeARank) {
 TEST(RunOptions, AlltoallvCountsMustFitMpiInts) {
   // hot:4 on 4 ranks: the hot rank gets 4/7 of every row of 2^30 int8 elements (613566756.57,
   // rounded up as the largest remainder), 4 x 613566757 = 2454267028 > 2^31 - 1.
-  const RunOptions big =
-      parse_run_options({"--coll", "alltoallv", "--exchange", "hot:4", "-d", "int8", "-b", "1G",
-                         "-e", "1G"});
+  const RunOptions big = parse_run_options(
+      {"--coll", "alltoallv", "--exchange", "hot:4", "-d", "int8", "-b", "1G", "-e", "1G"});
   try {
     check_against_world(big, 4);
     FAIL() << "an overflowing int count accepted";

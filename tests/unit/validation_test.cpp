@@ -2,9 +2,9 @@
 
 #include <gtest/gtest.h>
 
-#include "core/exchange.hpp"
-
 #include <cstring>
+
+#include "core/exchange.hpp"
 
 namespace colltune {
 namespace {
@@ -73,7 +73,7 @@ void simulate(const Collective& c, int n, Ranks& r) {
           break;
         case CollKind::kGather:
           for (int s = 0; k == c.root && s < n; ++s) {
-            out[k][s * cnt + i] = !c.in_place ? r.send[s][i]
+            out[k][s * cnt + i] = !c.in_place   ? r.send[s][i]
                                   : s == c.root ? r.recv[s][s * cnt + i]
                                                 : r.recv[s][i];
           }
@@ -126,8 +126,8 @@ TEST(Validation, CorrectResultsPassAndOneFlippedElementFails) {
         for (int k = 0; k < n; ++k) wrong += count_wrong_for(c, n, k, p, r.recv[k].data());
         EXPECT_EQ(wrong, 0u) << name(kind) << " n=" << n << " in_place=" << in_place;
 
-        const int checked_rank = kind == CollKind::kReduce || kind == CollKind::kGather ? c.root
-                                                                                        : n - 1;
+        const int checked_rank =
+            kind == CollKind::kReduce || kind == CollKind::kGather ? c.root : n - 1;
         const auto at = first_checked_element(c, n, checked_rank);
         if (!moves_data(kind)) {
           EXPECT_FALSE(at) << "a barrier has no output to check";

@@ -17,6 +17,8 @@ for r in records:
     key = (r["collective"], r["dtype"], r["op"], r["in_place"])
     if r["skipped"] is not None:
         p2p_in_place = r["collective"] in ("pingpong", "bw", "bibw") and r["in_place"]
+        p2p_in_place = p2p_in_place or (r["collective"] == "alltoallv" and r["in_place"] and r[
+            "skipped"] == "alltoallv has no in-place form for uneven counts")
         no_mpi_op = r["op"] == "avg" and r["skipped"] == "MPI has no avg reduction (NCCL has)"
         no_mpi_type = r["dtype"] in NARROW and r["skipped"].startswith("MPI cannot reduce")
         check(p2p_in_place or no_mpi_op or no_mpi_type, f"unexpected skip {key}: {r['skipped']}")
@@ -26,7 +28,7 @@ for r in records:
     seen.add(key)
 
 reductions = ["allreduce", "reduce_scatter", "reduce"]
-movers = ["alltoall", "allgather", "broadcast", "sendrecv"]
+movers = ["alltoall", "allgather", "broadcast", "sendrecv", "gather", "scatter"]
 dtypes = ["int8", "uint8", "int32", "uint32", "int64", "uint64", "float", "double"] + NARROW
 for dtype in dtypes:
     for in_place in (False, True):
@@ -35,13 +37,18 @@ for dtype in dtypes:
                 check((coll, dtype, op, in_place) in seen, f"missing {coll} {dtype} {op} {in_place}")
         for coll in movers:
             check((coll, dtype, "none", in_place) in seen, f"missing {coll} {dtype} {in_place}")
-    for coll in ("pingpong", "bw", "bibw"):
+    for coll in ("pingpong", "bw", "bibw", "alltoallv"):
         check((coll, dtype, "none", False) in seen, f"missing {coll} {dtype}")
+# Barrier moves nothing: one row of 0 bytes whatever the sizes asked.
+barriers = [r for r in records if r["collective"] == "barrier"]
+check(len(barriers) == 1 and barriers[0]["bytes"] == 0 and barriers[0]["skipped"] is None,
+      f"barrier rows: {[(r['bytes'], r['skipped']) for r in barriers]}")
 check("# Out of bounds values : 0 OK" in stdout, "console footer does not say 0 OK")
 
 # -r -1: broadcast and reduce from every root in turn, each validated.
 out = os.path.join(harness.workdir(), "roots.jsonl")
-code, _, stderr, _ = harness.run(args, ["--coll", "broadcast,reduce", "-r", "-1", "-d", "int32",
+code, _, stderr, _ = harness.run(args, ["--coll", "broadcast,reduce,gather,scatter", "-r", "-1",
+                                        "-d", "int32",
                                         "-o", "sum,max", "-b", "8", "-e", "1K", "-f", "16", "-n",
                                         "2", "-w", "1", "--repetitions", "2", "--json", out])
 check(code == 0, f"-r -1: exit {code}: {stderr[-1000:]}")
@@ -50,5 +57,6 @@ for r in harness.read_jsonl(out):
     check(r["wrong"] == 0, f"-r -1: {r['collective']} root {r['root']}: #wrong {r['wrong']}")
     roots.setdefault(r["collective"], set()).add(r["root"])
 expected = set(range(args.np))
-check(roots == {"broadcast": expected, "reduce": expected}, f"-r -1: roots measured {roots}")
+check(roots == {c: expected for c in ("broadcast", "reduce", "gather", "scatter")},
+      f"-r -1: roots measured {roots}")
 harness.finish("validate_all")

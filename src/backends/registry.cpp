@@ -7,6 +7,7 @@
 #include "backends/mpi/mpi_communicator.hpp"
 #endif
 #ifdef COLLTUNE_HAVE_NCCL
+#include "backends/nccl/device_memory.hpp"
 #include "backends/nccl/nccl_communicator.hpp"
 #endif
 #include "core/errors.hpp"
@@ -27,7 +28,13 @@ std::vector<std::string> built_backends() {
 std::unique_ptr<Communicator> make_communicator(const std::string& backend, MpiWorld& world,
                                                 const BackendOptions& options) {
 #ifdef COLLTUNE_HAVE_MPI
-  if (backend == "mpi") return std::make_unique<MpiCommunicator>(world, options);
+  if (backend == "mpi") {
+    DeviceMemoryOpener open_device;
+#ifdef COLLTUNE_HAVE_NCCL
+    open_device = [&world, &options] { return open_device_memory(world, options); };
+#endif
+    return std::make_unique<MpiCommunicator>(world, options, open_device);
+  }
 #endif
 #ifdef COLLTUNE_HAVE_NCCL
   if (backend == "nccl") return std::make_unique<NcclCommunicator>(world, options);

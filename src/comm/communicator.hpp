@@ -32,11 +32,12 @@ class Timer {
 
 // Backend settings from the command line; each backend reads what concerns it.
 struct BackendOptions {
-  int gpus = 1;           // -g: GPUs this process drives, one communicator rank each
-  int device = -1;        // first GPU to use; -1: local rank x gpus, modulo the visible GPUs
-  bool graph = false;     // -G: capture each batch in a CUDA graph and replay it
-  int aggregate = 1;      // -m: ops issued as one NCCL group (nccl-tests' agg_iters)
-  int nccl_blocking = 1;  // ncclConfig_t fields; -1 leaves NCCL's default
+  bool device_memory = false;  // --buffers device: MPI's buffers on the rank's GPU
+  int gpus = 1;                // -g: GPUs this process drives, one communicator rank each
+  int device = -1;             // first GPU to use; -1: local rank x gpus, modulo the visible GPUs
+  bool graph = false;          // -G: capture each batch in a CUDA graph and replay it
+  int aggregate = 1;           // -m: ops issued as one NCCL group (nccl-tests' agg_iters)
+  int nccl_blocking = 1;       // ncclConfig_t fields; -1 leaves NCCL's default
   int cga_cluster_size = -1;
   int min_ctas = -1;
   int max_ctas = -1;

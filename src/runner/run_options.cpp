@@ -179,6 +179,8 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   app.add_option("--min-ctas", bo.min_ctas)->check(CLI::Range(1, 64));
   app.add_option("--max-ctas", bo.max_ctas)->check(CLI::Range(1, 64));
   app.add_option("--net-name", bo.net_name);
+  std::string buffers = "host";  // not --memory: nccl-tests' -M/--memory means something else
+  app.add_option("--buffers", buffers);
   std::vector<std::string> interleave, interleave_sets;
   app.add_option("--interleave", interleave)->allow_extra_args(false);
   app.add_option("--interleave-set", interleave_sets)->allow_extra_args(false);
@@ -350,49 +352,26 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
         o.colls.size() > 1 ? fmt::format("{} collectives", o.colls.size())
                            : fmt::format("{} settings", o.interleaved.size())));
   }
+  if (buffers != "host" && buffers != "device") {
+    throw ConfigError(fmt::format(
+        "--buffers: '{}' is not allowed; allowed: host device (where the MPI backend's buffers "
+        "live)",
+        buffers));
+  }
+  // NCCL's buffers are always on the GPU: device is what it does anyway, so a sweep can pass
+  // one --buffers device to both backends.
+  if (o.backend == "nccl" && buffers == "host" && app.count("--buffers") > 0) {
+    throw ConfigError(
+        "--buffers: host is not possible with --backend nccl (NCCL moves GPU memory); allowed: "
+        "device, or --backend mpi");
+  }
+  bo.device_memory = o.backend == "mpi" && buffers == "device";
   if (o.backend == "mpi" && bo.gpus != 1) {
     throw ConfigError(fmt::format(
         "-g/--gpus: {} needs a GPU backend; allowed: 1 with --backend mpi, or --backend nccl",
         bo.gpus));
   }
   return o;
-}
-
-void check_against_world(const RunOptions& options, int nranks) {
-  const bool rooted = std::any_of(options.colls.begin(), options.colls.end(), has_root);
-  if (rooted && options.root >= nranks) {
-    throw ConfigError(fmt::format(
-        "-r/--root: {} is not a rank of this job; allowed: 0 to {}, or -1 for every rank",
-        options.root, nranks - 1));
-  }
-  // MPI-3's int counts and displacements: alltoallv's busiest receiver is the first to overflow
-  // them, at the largest size. (Open MPI 4.1 has no MPI-4 large-count MPI_Alltoallv_c.)
-  const bool alltoallv = std::find(options.colls.begin(), options.colls.end(),
-                                   CollKind::kAlltoallv) != options.colls.end();
-  if (alltoallv && options.backend == "mpi") {
-    for (DType dtype : options.dtypes) {
-      Collective c;
-      c.kind = CollKind::kAlltoallv;
-      c.dtype = dtype;
-      c.exchange = options.exchange;
-      c.count = count_for_bytes(c.kind, dtype, nranks, options.max_bytes);
-      const BufferCounts counts = buffer_counts(c, nranks);
-      if (std::max(counts.send, counts.recv) > static_cast<std::size_t>(INT_MAX)) {
-        throw ConfigError(fmt::format(
-            "-e/--maxbytes: {} of {} with alltoallv {} on {} ranks puts {} elements in one "
-            "rank's buffer; allowed: at most {} (MPI's int counts and displacements)",
-            options.max_bytes, name(dtype), exchange_name(options.exchange), nranks,
-            std::max(counts.send, counts.recv), INT_MAX));
-      }
-    }
-  }
-  // NCCL's one-rank path (enqueue.cc, ncclLaunchOneRank) never consults NCCL_ALGO or NCCL_PROTO:
-  // every setting would measure the same copy.
-  if (nranks == 1 && interleave_backend(options.interleaved) == "nccl") {
-    throw ConfigError(
-        "--interleave: NCCL_ALGO / NCCL_PROTO on 1 rank measure one thing N times (NCCL's "
-        "one-rank path never reads them); allowed: 2 or more ranks (-g N, or mpirun -np N)");
-  }
 }
 
 }  // namespace colltune

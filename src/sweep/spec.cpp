@@ -68,6 +68,7 @@ const std::vector<std::pair<std::string, std::string>> kBenchmarkFlags{
     {"min_ctas", "--min-ctas"},
     {"max_ctas", "--max-ctas"},
     {"net_name", "--net-name"},
+    {"buffers", "--buffers"},
     {"exchange", "--exchange"},
     {"exchange_seed", "--exchange-seed"}};
 

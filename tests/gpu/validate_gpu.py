@@ -64,7 +64,9 @@ def validate(label, extra):
                                    f"{r['bytes']} B in_place={r['in_place']}: #wrong {r['wrong']}")
     measured = {(r["collective"], r["dtype"], r["op"]) for r in records if r["skipped"] is None}
     for need in [("allreduce", "half", "avg"), ("allreduce", "bfloat16", "sum"),
-                 ("reduce_scatter", "float", "avg"), ("alltoall", "bfloat16", "none")]:
+                 ("reduce_scatter", "float", "avg"), ("alltoall", "bfloat16", "none"),
+                 ("alltoallv", "float", "none"), ("gather", "half", "none"),
+                 ("scatter", "int8", "none")]:
         check(need in measured, f"{label}: {need} was not measured")
     context = records[0]["context"] if records else {}
     check(context.get("backend_settings", {}).get("graph") == ("true" if "-G" in extra else "false"),
@@ -160,8 +162,10 @@ if visible >= 2:
     if mpirun.returncode == 0:
         out = os.path.join(workdir, "mpi2.jsonl")
         proc = subprocess.run(["mpirun", "--oversubscribe", "-np", "2", args.colltune, "run",
-                               "--backend", "nccl", "--coll", "allreduce,alltoall,sendrecv,pingpong",
-                               "-b", "8", "-e", "1M", "-f", "64", "--json", out],
+                               "--backend", "nccl", "--coll",
+                               "allreduce,alltoall,sendrecv,pingpong,alltoallv,gather,scatter",
+                               "--exchange", "zipf:1", "-r", "-1", "-b", "8", "-e", "1M", "-f",
+                               "64", "--json", out],
                               env=dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1",
                                        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1"),
                               capture_output=True, text=True, timeout=300)

@@ -2,15 +2,21 @@
 
 #include <fmt/format.h>
 #include <mpi.h>
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>  // Open MPI: MPIX_Query_cuda_support
+#endif
 
 #include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <functional>
 #include <map>
 #include <vector>
 
 #include "backends/mpi/mpi_tool_knobs.hpp"
+#include "backends/mpi/mpi_types.hpp"
+#include "comm/device_memory.hpp"
 #include "core/errors.hpp"
 #include "core/exchange.hpp"
 #include "core/validation.hpp"
@@ -37,74 +43,34 @@ namespace {
 constexpr int kTag = 17;
 constexpr int kAckTag = 18;
 
-MPI_Datatype mpi_type(DType dtype) {
-  switch (dtype) {
-    case DType::kInt8:
-      return MPI_INT8_T;
-    case DType::kUint8:
-      return MPI_UINT8_T;
-    case DType::kInt32:
-      return MPI_INT32_T;
-    case DType::kUint32:
-      return MPI_UINT32_T;
-    case DType::kInt64:
-      return MPI_INT64_T;
-    case DType::kUint64:
-      return MPI_UINT64_T;
-    case DType::kFloat:
-      return MPI_FLOAT;
-    case DType::kDouble:
-      return MPI_DOUBLE;
-    // MPI has no half, bfloat16 or fp8: they move as same-width integers and cannot be reduced.
-    case DType::kHalf:
-    case DType::kBFloat16:
-      return MPI_UINT16_T;
-    case DType::kFp8E4M3:
-    case DType::kFp8E5M2:
-      return MPI_UINT8_T;
-  }
-  return MPI_BYTE;
+// Why this MPI cannot take device pointers, or nullopt. Open MPI's extension answers at run time
+// (its MPIX_CUDA_AWARE_SUPPORT macro only says what the headers were built with).
+std::optional<std::string> not_cuda_aware() {
+#if defined(OMPI_HAVE_MPI_EXT_CUDA) && OMPI_HAVE_MPI_EXT_CUDA
+  if (MPIX_Query_cuda_support() == 1) return std::nullopt;
+  return "this MPI is not CUDA-aware (MPIX_Query_cuda_support() returns 0)";
+#else
+  return "this MPI does not say it is CUDA-aware (it has no MPIX_Query_cuda_support)";
+#endif
 }
 
-bool mpi_can_reduce(DType dtype) {
-  return !is_floating(dtype) || dtype == DType::kFloat || dtype == DType::kDouble;
-}
+// Host memory, or device memory under --buffers device, with the deleter that frees it.
+using Memory = std::unique_ptr<void, std::function<void(void*)>>;
 
-MPI_Op mpi_op(ReduceOp op) {
-  switch (op) {
-    case ReduceOp::kSum:
-      return MPI_SUM;
-    case ReduceOp::kProd:
-      return MPI_PROD;
-    case ReduceOp::kMax:
-      return MPI_MAX;
-    case ReduceOp::kMin:
-      return MPI_MIN;
-    case ReduceOp::kAvg:  // no MPI_Op; unsupported() says so
-    case ReduceOp::kNone:
-      break;
-  }
-  return MPI_OP_NULL;
-}
-
-struct AlignedFree {
-  void operator()(void* p) const { std::free(p); }
-};
-using HostMemory = std::unique_ptr<void, AlignedFree>;
-
-HostMemory allocate_host(std::size_t bytes) {
+Memory allocate_host(std::size_t bytes) {
   constexpr std::size_t kPage = 4096;
   const std::size_t rounded = (bytes + kPage - 1) / kPage * kPage;
   void* p = std::aligned_alloc(kPage, rounded == 0 ? kPage : rounded);
   if (p == nullptr) throw std::runtime_error(fmt::format("out of host memory for {} bytes", bytes));
   std::memset(p, 0, rounded == 0 ? kPage : rounded);  // fault pages in before any timing
-  return HostMemory(p);
+  return Memory(p, [](void* memory) { std::free(memory); });
 }
 
-// `sets` buffer sets in one allocation, laid out by set_layout.
-class HostBuffers : public Buffers {
+// `sets` buffer sets in one allocation (host, or the GPU with --buffers device), laid out by
+// set_layout.
+class MpiBuffers : public Buffers {
  public:
-  HostMemory pool;
+  Memory pool;
   std::size_t sets = 1;
   SetLayout layout;
   std::size_t next = 0;  // the set the next op uses
@@ -139,6 +105,7 @@ struct MpiCommunicator::Impl {
   std::vector<MPI_Request> requests;
   int ack = 0;
   AlltoallvArguments alltoallv;
+  std::unique_ptr<DeviceMemory> device;  // --buffers device; null for host buffers
 
   const AlltoallvArguments& alltoallv_for(const Collective& c, int nranks, int rank) {
     if (!alltoallv.matches(c)) {
@@ -155,8 +122,24 @@ struct MpiCommunicator::Impl {
   }
 };
 
-MpiCommunicator::MpiCommunicator(const MpiWorld& world, const BackendOptions& options)
+MpiCommunicator::MpiCommunicator(const MpiWorld& world, const BackendOptions& options,
+                                 const DeviceMemoryOpener& open_device)
     : impl_(std::make_unique<Impl>()), rank_(world.rank()), size_(world.size()) {
+  if (options.device_memory) {
+    // Before any allocation, and alike on every rank: CUDA-awareness first, then a GPU.
+    const auto why_not = not_cuda_aware();
+    if (world.sum_over_ranks(why_not ? 1 : 0) > 0) {
+      throw ConfigError(fmt::format(
+          "--buffers device: {}; allowed: --buffers host, or an MPI built CUDA-aware (Open MPI "
+          "--with-cuda, or UCX with its cuda transports)",
+          why_not.value_or("another rank's MPI is not CUDA-aware")));
+    }
+    if (!open_device) {
+      throw ConfigError(
+          "--buffers device: this colltune was built without CUDA; allowed: --buffers host");
+    }
+    impl_->device = open_device();
+  }
   std::map<std::string, std::string> mca;  // ompi_info's names, without OMPI_MCA_
   for (const auto& [env_name, value] : options.in_process_knobs) {
     if (env_name.starts_with("OMPI_MCA_")) mca[std::string(parameter_name(env_name))] = value;
@@ -173,6 +156,15 @@ MpiCommunicator::~MpiCommunicator() {
 
 std::map<std::string, std::string> MpiCommunicator::library_versions() const {
   return {{"mpi", MpiWorld::library_version()}};
+}
+
+std::vector<DeviceInfo> MpiCommunicator::devices() const {
+  if (!impl_->device) return {};
+  return {impl_->device->device()};
+}
+
+std::map<std::string, std::string> MpiCommunicator::settings() const {
+  return {{"memory", impl_->device ? "device" : "host"}};
 }
 
 std::optional<std::string> MpiCommunicator::unsupported(const Collective& c) const {
@@ -194,16 +186,21 @@ std::optional<std::string> MpiCommunicator::unsupported(const Collective& c) con
 }
 
 std::unique_ptr<Buffers> MpiCommunicator::allocate(const Collective& c, std::size_t sets) {
-  auto buffers = std::make_unique<HostBuffers>();
+  auto buffers = std::make_unique<MpiBuffers>();
   buffers->sets = std::max<std::size_t>(sets, 1);
   buffers->layout = set_layout(c, size_);
-  buffers->pool = allocate_host(buffers->sets * buffers->layout.stride_bytes);
+  const std::size_t bytes = buffers->sets * buffers->layout.stride_bytes;
+  if (DeviceMemory* device = impl_->device.get()) {
+    buffers->pool = Memory(device->allocate(bytes), [device](void* m) { device->release(m); });
+  } else {
+    buffers->pool = allocate_host(bytes);
+  }
   if (c.kind == CollKind::kAlltoallv) impl_->alltoallv_for(c, size_, rank_);
   return buffers;
 }
 
 void MpiCommunicator::launch(const Collective& c, Buffers& buffers, int n) {
-  auto& host = static_cast<HostBuffers&>(buffers);
+  auto& host = static_cast<MpiBuffers&>(buffers);
   for (int i = 0; i < n; ++i) {
     const std::size_t set = host.next;
     host.next = (host.next + 1) % host.sets;
@@ -342,14 +339,18 @@ std::unique_ptr<Timer> MpiCommunicator::timer() {
 }
 
 void MpiCommunicator::fill(const Collective& c, Buffers& buffers, const Pattern& p) {
-  auto& host = static_cast<HostBuffers&>(buffers);
-  fill_for(c, size_, rank_, p, host.send(0), host.recv(0));
-  host.next = 0;
+  auto& mine = static_cast<MpiBuffers&>(buffers);
+  if (impl_->device) {
+    impl_->device->fill(c, size_, rank_, p, mine.send(0), mine.recv(0));
+  } else {
+    fill_for(c, size_, rank_, p, mine.send(0), mine.recv(0));
+  }
+  mine.next = 0;
 }
 
 std::uint64_t MpiCommunicator::check(const Collective& c, Buffers& buffers, const Pattern& p,
                                      bool corrupt_one) {
-  auto& host = static_cast<HostBuffers&>(buffers);
+  auto& host = static_cast<MpiBuffers&>(buffers);  // host or device memory
   // MPI_Bcast's root keeps its data where it sent it from; that is its output.
   const bool root_sends = c.kind == CollKind::kBroadcast && !c.in_place && rank_ == c.root;
   void* out = root_sends ? host.send(0) : host.recv(0);
@@ -361,9 +362,17 @@ std::uint64_t MpiCommunicator::check(const Collective& c, Buffers& buffers, cons
                             ? rank_ == size_ - 1
                             : true;
   const auto at = first_checked_element(c, size_, rank_);
-  if (corrupt_one && corrupts && at)
-    static_cast<unsigned char*>(out)[*at * element_bytes(c.dtype)] ^= 1;
-  return count_wrong_for(c, size_, rank_, p, out);
+  DeviceMemory* device = impl_->device.get();
+  if (corrupt_one && corrupts && at) {
+    unsigned char* byte = static_cast<unsigned char*>(out) + *at * element_bytes(c.dtype);
+    if (device) {
+      device->flip_byte(byte);
+    } else {
+      *byte ^= 1;
+    }
+  }
+  return device ? device->count_wrong(c, size_, rank_, p, out)
+                : count_wrong_for(c, size_, rank_, p, out);
 }
 
 }  // namespace colltune

@@ -1,7 +1,9 @@
 #pragma once
-// The MPI backend: host buffers, blocking MPI collectives, MPI_Wtime.
+// The MPI backend: host buffers (or GPU buffers with a CUDA-aware MPI), blocking MPI
+// collectives, MPI_Wtime.
 
 #include "comm/communicator.hpp"
+#include "comm/device_memory.hpp"
 #include "comm/mpi_world.hpp"
 
 namespace colltune {
@@ -9,13 +11,19 @@ namespace colltune {
 class MpiCommunicator : public Communicator {
  public:
   // Duplicates MPI_COMM_WORLD so measured traffic never mixes with the runner's own, after
-  // writing options.in_process_knobs (--interleave) so that the duplicate uses them. Collective.
-  MpiCommunicator(const MpiWorld& world, const BackendOptions& options);
+  // writing options.in_process_knobs (--interleave) so that the duplicate uses them. With
+  // options.device_memory, first checks that MPI is CUDA-aware and opens the rank's GPU through
+  // `open_device` (empty in a build without CUDA); ConfigError alike on every rank if not.
+  // Collective.
+  MpiCommunicator(const MpiWorld& world, const BackendOptions& options,
+                  const DeviceMemoryOpener& open_device = {});
   ~MpiCommunicator() override;
 
   std::string backend() const override { return "mpi"; }
   int nranks() const override { return size_; }
   std::map<std::string, std::string> library_versions() const override;
+  std::vector<DeviceInfo> devices() const override;              // the GPU under --buffers device
+  std::map<std::string, std::string> settings() const override;  // memory: host or device
   std::optional<std::string> unsupported(const Collective& c) const override;
   std::unique_ptr<Buffers> allocate(const Collective& c, std::size_t sets) override;
   bool buffers_shareable() const override { return true; }  // host memory, any MPI_Comm

@@ -29,19 +29,23 @@ std::string visible_devices_text() {
   return mask ? mask : "unset";
 }
 
-// The GPUs this process drives: -g of them from --device, or from local rank x -g. Throws
-// ConfigError on every rank alike when any rank lacks them, before anyone waits on NCCL.
-std::vector<int> choose_devices(const MpiWorld& world, const BackendOptions& options) {
+}  // namespace
+
+std::vector<int> choose_devices(const MpiWorld& world, const BackendOptions& options,
+                                std::string_view wants) {
   int visible = 0;
   const cudaError_t err = cudaGetDeviceCount(&visible);
   const bool usable = err == cudaSuccess && visible > 0;
   if (world.sum_over_ranks(usable ? 0 : 1) > 0) {
     throw ConfigError(fmt::format(
-        "--backend nccl: no CUDA device on {} (looked with cudaGetDeviceCount: {}; "
+        "{}: no CUDA device on {} (looked with cudaGetDeviceCount: {}; "
         "CUDA_VISIBLE_DEVICES={}); allowed: a host with a GPU{}",
-        usable ? "another rank's host" : world.host(),
+        wants, usable ? "another rank's host" : world.host(),
         err == cudaSuccess ? fmt::format("{} devices", visible) : cudaGetErrorString(err),
-        visible_devices_text(), kMpiBackendBuilt ? ", or --backend mpi" : ""));
+        visible_devices_text(),
+        wants == "--buffers device" ? ", or --buffers host"
+        : kMpiBackendBuilt          ? ", or --backend mpi"
+                                    : ""));
   }
   GpuChoice choice = choose_gpus(visible, std::max(options.gpus, 1), options.device,
                                  world.local_rank(), world.host(), visible_devices_text());
@@ -51,6 +55,18 @@ std::vector<int> choose_devices(const MpiWorld& world, const BackendOptions& opt
   }
   return choice.ordinals;
 }
+
+DeviceInfo device_info(int ordinal, int* compute_major) {
+  cudaDeviceProp prop{};
+  COLLTUNE_CUDA_CHECK(cudaGetDeviceProperties(&prop, ordinal));
+  char bus[32] = "";
+  COLLTUNE_CUDA_CHECK(cudaDeviceGetPCIBusId(bus, sizeof(bus), ordinal));
+  if (compute_major != nullptr) *compute_major = prop.major;
+  return {bus, fmt::format("{}, {} MiB, sm_{}{}", prop.name, prop.totalGlobalMem >> 20, prop.major,
+                           prop.minor)};
+}
+
+namespace {
 
 // NCCL sizes a communicator's buffers at init (hundreds of MiB, more with many channels); with
 // less free than this an init fails deep inside NCCL or leaves no room for the measured buffers.
@@ -112,7 +128,7 @@ NcclCommunicator::NcclCommunicator(MpiWorld& world, const BackendOptions& option
     throw ConfigError(switch_error.value_or(
         "--interleave: another rank cannot switch these NCCL knobs (its line says why)"));
   }
-  const std::vector<int> ordinals = choose_devices(world, options);
+  const std::vector<int> ordinals = choose_devices(world, options, "--backend nccl");
   require_free_memory(world, ordinals, options.in_process_knobs.size());
   const int per_process = static_cast<int>(ordinals.size());
   impl_->nranks = world.size() * per_process;
@@ -124,14 +140,7 @@ NcclCommunicator::NcclCommunicator(MpiWorld& world, const BackendOptions& option
     COLLTUNE_CUDA_CHECK(cudaStreamCreateWithFlags(&gpu.stream, cudaStreamNonBlocking));
     COLLTUNE_CUDA_CHECK(
         cudaMalloc(reinterpret_cast<void**>(&gpu.wrong), sizeof(unsigned long long)));
-    cudaDeviceProp prop{};
-    COLLTUNE_CUDA_CHECK(cudaGetDeviceProperties(&prop, gpu.ordinal));
-    char bus[32] = "";
-    COLLTUNE_CUDA_CHECK(cudaDeviceGetPCIBusId(bus, sizeof(bus), gpu.ordinal));
-    gpu.info.bus_id = bus;
-    gpu.info.model = fmt::format("{}, {} MiB, sm_{}{}", prop.name, prop.totalGlobalMem >> 20,
-                                 prop.major, prop.minor);
-    gpu.compute_major = prop.major;
+    gpu.info = device_info(gpu.ordinal, &gpu.compute_major);
     impl_->gpus.push_back(std::move(gpu));
   }
 
@@ -218,7 +227,8 @@ std::map<std::string, std::string> NcclCommunicator::settings() const {
           {"cga_cluster_size", asked(o.cga_cluster_size)},
           {"min_ctas", asked(o.min_ctas)},
           {"max_ctas", asked(o.max_ctas)},
-          {"net_name", o.net_name.empty() ? "default" : o.net_name}};
+          {"net_name", o.net_name.empty() ? "default" : o.net_name},
+          {"memory", "device"}};
 }
 
 std::optional<std::string> NcclCommunicator::unsupported(const Collective& c) const {

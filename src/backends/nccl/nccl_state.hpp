@@ -113,6 +113,15 @@ struct NcclCommunicator::Impl {
   void abort_all();
 };
 
+// The GPUs this process drives: -g of them from --device, or from local rank x -g. Throws
+// ConfigError on every rank alike when any rank lacks them, before anyone waits on NCCL; `wants`
+// names what needs them ("--backend nccl").
+std::vector<int> choose_devices(const MpiWorld& world, const BackendOptions& options,
+                                std::string_view wants);
+
+// Name, memory and compute capability, and PCI bus id of GPU `ordinal`.
+DeviceInfo device_info(int ordinal, int* compute_major = nullptr);
+
 inline char* element_at(void* base, std::size_t elements, DType dtype) {
   return static_cast<char*>(base) + elements * element_bytes(dtype);
 }

@@ -9,7 +9,9 @@ args = harness.parse_args()
 cases = [
     (["-d", "int16"], "-d/--datatype: 'int16' is not a datatype"),
     (["-b", "64M", "-e", "8M"], "-b/--minbytes: 64M is larger than -e/--maxbytes 8M"),
-    (["--coll", "gather"], "--coll: 'gather' is not a collective"),
+    (["--coll", "scan"], "--coll: 'scan' is not a collective"),
+    (["--buffers", "gpu"], "--buffers: 'gpu' is not allowed; allowed: host device"),
+    (["--coll", "alltoallv", "--exchange", "zipf:-1"], "--exchange: 'zipf:-1' is not allowed"),
     (["--backend", "ucc"], "--backend: 'ucc' is not built into this colltune"),
     (["--coll", "broadcast", "-r", str(args.np)],
      f"-r/--root: {args.np} is not a rank of this job; allowed: 0 to {args.np - 1}"),
@@ -24,6 +26,16 @@ cases = [
     (["-G"], "-G/--graph: an NCCL setting the MPI backend has no use for; allowed: --backend nccl"),
     (["--nccl-blocking", "0"], "--nccl-blocking: an NCCL setting the MPI backend has no use for"),
 ]
+# --buffers device on an MPI that is not CUDA-aware (Debian's Open MPI): refused before any
+# allocation, alike on every rank. Where ompi_info says CUDA was built in, this case cannot run.
+ompi_info = subprocess.run(["ompi_info", "--parsable", "--all"], capture_output=True, text=True)
+if "mpi_built_with_cuda_support:value:true" in ompi_info.stdout:
+    print("bad_args: NOT CHECKED: --buffers device refusal (this Open MPI is CUDA-aware)")
+else:
+    cases.append((["--buffers", "device"],
+                  "colltune: error: --buffers device: this MPI is not CUDA-aware "
+                  "(MPIX_Query_cuda_support() returns 0); allowed: --buffers host, or an MPI "
+                  "built CUDA-aware (Open MPI --with-cuda, or UCX with its cuda transports)"))
 for extra, expected in cases:
     out = os.path.join(harness.workdir(), "never.jsonl")
     code, stdout, stderr, seconds = harness.run(args, extra + ["--json", out], limit_seconds=30)

@@ -11,7 +11,10 @@ usage: mpirun -np N colltune run [options]
 
   --backend NAME          mpi (default) or nccl, where built (colltune --version lists them)
   --coll LIST             allreduce alltoall allgather reduce_scatter broadcast reduce sendrecv
-                          pingpong bw bibw, comma separated, or all (default allreduce)
+                          pingpong bw bibw alltoallv gather scatter barrier, comma separated,
+                          or all (default allreduce). gather and scatter count per rank, as
+                          allgather (size = count x ranks); barrier is one row of 0 bytes (MPI
+                          only: NCCL has none)
   -b, --minbytes SIZE     smallest message, with K/M/G suffixes (default 32M); nccl-tests'
                           forms too: 1MB, 1MiB, 0.5K, 1e6
   -e, --maxbytes SIZE     largest message (default 32M)
@@ -24,7 +27,17 @@ usage: mpirun -np N colltune run [options]
                           f8e4m3 f8e5m2, or all (default float); MPI cannot reduce the 16- and
                           8-bit floats (it moves them), fp8 needs NCCL >= 2.24 on a GPU >= sm_90
   -o, --op LIST           sum prod max min avg, or all (default sum); avg is NCCL's only
-  -r, --root N            root of broadcast and reduce (default 0; -1: every rank in turn)
+  -r, --root N            root of broadcast, reduce, gather and scatter (default 0; -1: every
+                          rank in turn)
+  --exchange PATTERN      alltoallv's per-peer counts (every rank sends the size; the pattern
+                          splits it over destinations): uniform (default, = alltoall),
+                          random[:R] (weights uniform in [1, R], default 4), zipf[:S] (the
+                          destination of popularity k gets 1/(k+1)^S, default 1: MoE routing),
+                          hot[:K] (one destination gets K times the others, default 4). algbw
+                          is from the busiest rank's bytes; records and the table say the
+                          imbalance (busiest / mean)
+  --exchange-seed N       seed of the random weights, the zipf order and the hot rank
+                          (default 1); every rank derives the same counts from it
   --timing MODE           batch: -n ops back to back per sample (nccl-tests, default);
                           per-op: a barrier before every op (OSU)
   -z, --blocking 0|3      nccl-tests' form of --timing: 0 batch, 3 per-op (1 and 2, a barrier
@@ -41,6 +54,10 @@ usage: mpirun -np N colltune run [options]
                           each is the max over ranks
   --window N              messages in flight per bw/bibw op (default 64, as OSU)
   --in-place MODE         both (default), only, never: which buffer placements to measure
+  --buffers host|device   where the MPI backend's buffers live (default host); device puts
+                          them on the rank's GPU (as OSU's -d cuda) for a CUDA-aware MPI, checked
+                          first (MPIX_Query_cuda_support), refused with exit 2 otherwise; NCCL's
+                          are always on the GPU, so device is accepted there too
 
 NCCL backend (one communicator rank per GPU):
   -t, --nthreads N        threads per process, as nccl-tests: 1 (one thread drives -g GPUs)

@@ -168,3 +168,31 @@ TEST(Launch, ShellQuoteForDisplay) {
 
 }  // namespace
 }  // namespace colltune
+
+namespace colltune {
+namespace {
+
+// A run-flag axis becomes its flag after the run's own arguments; unset, it is left out (the
+// run's default, uniform) and never passed through the environment.
+TEST(Launch, ExchangeAxisBecomesRunFlags) {
+  const SweepSpec spec = parse_spec(R"(
+benchmark: {collectives: alltoallv}
+axes:
+  exchange: [hot:4]
+  exchange_seed: 9
+)",
+                                    "s.yaml");
+  const auto points = expand(spec);
+  ASSERT_EQ(points.size(), 2u);  // the baseline (nothing set) and hot:4 with seed 9
+  const Launch base = build_launch(spec, points[0], "c", "x");
+  const Launch hot = build_launch(spec, points[1], "c", "x");
+  const auto tail = [](const Launch& l) {
+    return std::vector<std::string>(l.argv.end() - 4, l.argv.end());
+  };
+  EXPECT_EQ(tail(hot), (std::vector<std::string>{"--exchange", "hot:4", "--exchange-seed", "9"}));
+  EXPECT_EQ(std::count(base.argv.begin(), base.argv.end(), "--exchange"), 0);
+  EXPECT_EQ(hot.env.count("exchange"), 0u);
+}
+
+}  // namespace
+}  // namespace colltune

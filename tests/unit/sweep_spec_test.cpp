@@ -245,3 +245,44 @@ TEST(SweepSpec, InterleaveNamesOmpiAxesWithIntegerValuesOrNcclAlgoAndProto) {
 
 }  // namespace
 }  // namespace colltune
+
+namespace colltune {
+namespace {
+
+constexpr const char* kSkew = R"(benchmark: {collectives: alltoallv}
+axes:
+  np: [2, 4]
+  exchange: [zipf:1, "hot:4"]
+)";
+
+// exchange is compared like a knob: per np one uniform baseline (exchange unset) and the two
+// patterns, not a group of its own per pattern.
+TEST(Expand, ExchangeAxisIsComparedAgainstTheUniformBaseline) {
+  const auto points = expand(parse_spec(kSkew, "s.yaml"));
+  ASSERT_EQ(points.size(), 6u);
+  EXPECT_TRUE(points[0].baseline);
+  EXPECT_EQ(points[0].label, "backend=mpi np=2 (no knob set)");
+  EXPECT_EQ(points[0].settings.count("exchange"), 0u);
+  EXPECT_EQ(points[1].label, "backend=mpi np=2 exchange=zipf:1");
+  EXPECT_FALSE(points[1].baseline);
+  EXPECT_FALSE(points[2].baseline);
+  EXPECT_TRUE(points[3].baseline);
+}
+
+TEST(SweepSpec, ExchangeValuesAreCheckedAndGivenOnce) {
+  EXPECT_EQ(error_of("axes:\n  exchange: [zipf:1, zipf:-2]\n"),
+            "s.yaml:2:22: axes.exchange: 'zipf:-2' is not allowed; allowed: uniform, "
+            "random[:RATIO] (max/min ratio >= 1, default 4), zipf[:S] (skew >= 0, default 1), "
+            "hot[:K] (one rank gets K >= 1 times the others, default 4)");
+  EXPECT_EQ(error_of("axes:\n  exchange_seed: [1, x]\n"),
+            "s.yaml:2:22: axes.exchange_seed: 'x' is not allowed; allowed: an integer from 0 to "
+            "9223372036854775807");
+  EXPECT_EQ(error_of("benchmark: {exchange: zipf:1}\naxes:\n  exchange: [hot:2]\n"),
+            "s.yaml:3:3: axes.exchange: also given as benchmark.exchange; give it once");
+  const SweepSpec s = parse_spec("benchmark: {exchange: zipf:0.5, buffers: device}\n", "s.yaml");
+  EXPECT_EQ(s.run_args,
+            (std::vector<std::string>{"--buffers", "device", "--exchange", "zipf:0.5"}));
+}
+
+}  // namespace
+}  // namespace colltune

@@ -3,7 +3,7 @@
 # One short command for a GPU host with the driver and NCCL but perhaps no MPI: runs the gpu
 # tests (tests/gpu/validate_gpu.py: every collective x dtype x op, with and without -G, a
 # corrupted element caught, --interleave NCCL_ALGO switching where two GPUs exist), then prints
-# allreduce, alltoall and sendrecv at 8 B, 1 MiB and 1 GiB, with and without -G, next to the
+# allreduce, alltoall, sendrecv and alltoallv (zipf:1) at 8 B, 1 MiB and 1 GiB, with and without -G, next to the
 # device copy bandwidth as the ceiling. Runs colltune from the bundle (scripts/gpu-bundle.sh:
 # checks the host's glibc against the bundle's REQUIRES first) or build/, building build/ when
 # neither exists. NCCL and the CUDA runtime (which the topology probe loads) are looked for in
@@ -81,12 +81,13 @@ echo "== single GPU: time (us) and busbw (GB/s), median of 20 samples; copy ceil
 # One rank's busbw is 0 by definition (factor (n-1)/n); its algbw is a device copy, so the share
 # of the ceiling is taken of algbw there.
 printf '%-10s %6s %4s %12s %10s %10s %10s\n' collective size -G time_us algbw_gbps busbw_gbps of_ceiling
-for coll in allreduce alltoall sendrecv; do
+for coll in allreduce alltoall sendrecv alltoallv; do
   for size in 8 1M 1G; do
     for graph in "" "-G"; do
       out=$(mktemp)
-      if run --coll "$coll" -b "$size" -e "$size" -n 20 --repetitions 20 --in-place never -c 0 \
-           --json "$out" $graph > /dev/null 2>&1; then
+      exchange=(); [ "$coll" = alltoallv ] && exchange=(--exchange zipf:1)
+      if run --coll "$coll" "${exchange[@]}" -b "$size" -e "$size" -n 20 --repetitions 20 \
+           --in-place never -c 0 --json "$out" $graph > /dev/null 2>&1; then
         python3 - "$out" "$coll" "$size" "${graph:--}" "$ceiling" <<'PY'
 import json, sys
 r = json.loads(open(sys.argv[1]).readline())

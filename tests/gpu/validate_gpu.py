@@ -185,6 +185,31 @@ if visible >= 2:
                               capture_output=True, text=True, timeout=120)
         check(proc.returncode == 4 and "did not finish within 5 s" in proc.stderr,
               f"NCCL timeout: exit {proc.returncode}, {proc.stderr[-800:]}")
+        # MPI on GPU memory, where this Open MPI is CUDA-aware: validated like host buffers,
+        # and the records say where the buffers were. Otherwise its refusal, exit 2.
+        info = subprocess.run(["ompi_info", "--parsable", "--all"], capture_output=True, text=True)
+        aware = "mpi_built_with_cuda_support:value:true" in info.stdout
+        out = os.path.join(workdir, "mpi-device.jsonl")
+        proc = subprocess.run(["mpirun", "--oversubscribe", "-np", "2", args.colltune, "run",
+                               "--buffers", "device", "--coll", "allreduce,alltoall,alltoallv",
+                               "--exchange", "hot:4", "-b", "8", "-e", "1M", "-f", "64",
+                               "--json", out],
+                              env=dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1",
+                                       OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1"),
+                              capture_output=True, text=True, timeout=300)
+        if aware:
+            check(proc.returncode == 0, f"--buffers device: exit {proc.returncode}: "
+                                        f"{proc.stderr[-800:]}")
+            rs = [json.loads(line) for line in open(out)] if os.path.exists(out) else []
+            check(rs and all(r["wrong"] == 0 for r in rs if r["skipped"] is None) and
+                  rs[0]["context"]["backend_settings"].get("memory") == "device" and
+                  rs[0]["context"]["placement"][0]["gpu"],
+                  "--buffers device: #wrong, backend_settings.memory or the placement's GPU")
+        else:
+            check(proc.returncode == 2 and "is not CUDA-aware" in proc.stderr,
+                  f"--buffers device on an MPI without CUDA: exit {proc.returncode}")
+            print("validate_gpu: NOT CHECKED: --buffers device measurements (this Open MPI is "
+                  "not CUDA-aware)")
     else:
         print("validate_gpu: NOT CHECKED: mpirun -np 2 --backend nccl (no mpirun on this host)")
 else:

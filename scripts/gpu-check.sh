@@ -3,8 +3,8 @@
 # One short command for a GPU host with the driver and NCCL but perhaps no MPI: runs the gpu
 # tests (tests/gpu/validate_gpu.py: every collective x dtype x op, with and without -G, a
 # corrupted element caught, --interleave NCCL_ALGO switching where two GPUs exist), then prints
-# allreduce, alltoall, sendrecv and alltoallv (zipf:1) at 8 B, 1 MiB and 1 GiB, with and without -G, next to the
-# device copy bandwidth as the ceiling. Runs colltune from the bundle (scripts/gpu-bundle.sh:
+# allreduce, alltoall, sendrecv and alltoallv (zipf:1) at 8 B, 1 MiB and 1 GiB, with and
+# without -G, next to the device copy bandwidth as the ceiling. Runs colltune from the bundle (scripts/gpu-bundle.sh:
 # checks the host's glibc against the bundle's REQUIRES first) or build/, building build/ when
 # neither exists. NCCL and the CUDA runtime (which the topology probe loads) are looked for in
 # the CUDA prefix, $NCCL_HOME, and every python3 site directory's nvidia/nccl/lib, nvidia/cu13/lib

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/exchange.hpp"
 #include "core/stats.hpp"
 #include "report/analysis.hpp"
 #include "report/escape.hpp"
@@ -11,7 +12,7 @@ namespace colltune {
 const char* csv_columns() {
   return "source,point_id,label,baseline,round,backend,collective,dtype,op,in_place,nranks,bytes,"
          "count,timing,cache,samples,median_us,min_us,mean_us,p95_us,max_us,median_ci_low_us,"
-         "median_ci_high_us,algbw_gbps,busbw_gbps,wrong,skipped";
+         "median_ci_high_us,algbw_gbps,busbw_gbps,wrong,skipped,exchange,imbalance";
 }
 
 std::string render_csv(const Dataset& d) {
@@ -21,11 +22,12 @@ std::string render_csv(const Dataset& d) {
     const Summary s = summarize(r.samples_seconds);
     const double algbw = s.median > 0 ? r.algbw_bytes / s.median / 1e9 : 0;
     const bool measured = !r.skipped && s.n > 0;
+    const bool alltoallv = r.kind == CollKind::kAlltoallv;  // the pattern and what skew it makes
     const auto us = [&](double seconds) {
       return measured ? fmt::format("{:.4f}", seconds * 1e6) : "";
     };
     csv += fmt::format(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
         csv_field(d.source), csv_field(r.point_id), csv_field(p ? p->label : ""),
         p && p->baseline ? "true" : "false", r.round, csv_field(r.backend), csv_field(r.collective),
         csv_field(r.dtype), csv_field(r.op), r.in_place ? "true" : "false", r.nranks, r.bytes,
@@ -33,7 +35,9 @@ std::string render_csv(const Dataset& d) {
         us(s.p95), us(s.max), us(s.ci_low), us(s.ci_high),
         measured ? fmt::format("{:.6f}", algbw) : "",
         measured ? fmt::format("{:.6f}", algbw * r.bus_factor) : "",
-        r.wrong ? fmt::format("{}", *r.wrong) : "", csv_field(r.skipped.value_or("")));
+        r.wrong ? fmt::format("{}", *r.wrong) : "", csv_field(r.skipped.value_or("")),
+        alltoallv ? csv_field(exchange_name(r.exchange)) : "",
+        alltoallv ? fmt::format("{:.4f}", r.imbalance) : "");
   }
   return csv;
 }

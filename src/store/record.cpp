@@ -221,6 +221,7 @@ Record record_from_json(const nlohmann::json& j, const std::string& where) {
   c.window = r.window;
   c.exchange = r.exchange;
   r.algbw_bytes = algbw_bytes(c, r.nranks);
+  if (r.kind == CollKind::kAlltoallv) r.imbalance = exchange_totals(c, r.nranks).imbalance;
   return r;
 }
 

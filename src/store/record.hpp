@@ -42,7 +42,8 @@ struct Record {
   std::vector<double> samples_seconds;
   double algbw_bytes = 0;  // bytes per op for algbw (window included for bw and bibw)
   double bus_factor = 1;
-  Exchange exchange;  // alltoallv's pattern and seed (its algbw_bytes follow from them)
+  Exchange exchange;     // alltoallv's pattern and seed (its algbw_bytes follow from them)
+  double imbalance = 1;  // alltoallv: busiest rank's bytes / bytes; 1 otherwise
   std::map<std::string, std::string> in_process_knobs;  // --interleave: its setting
   RaceOutcome race = RaceOutcome::kNotRaced;            // how a raced setting's sampling ended
   int race_turn = 0;                                    // after which turn

@@ -1,6 +1,7 @@
 """A sweep over alltoallv's exchange pattern: the axis reaches each launch as --exchange, the
 uniform baseline is added and compared against, every record says its pattern, and the report
 sets the patterns side by side in one panel."""
+import csv
 import json
 import os
 import subprocess
@@ -43,4 +44,13 @@ panel = md[md.find("## alltoallv"):]
 for label in ("exchange=hot:4", "exchange=zipf:1", "(no knob set)"):
     check(label in panel.split("\n## ")[0], f"the alltoallv panel lacks {label}")
 check("left out" not in panel.split("\n## ")[0], "a pattern was left out of its panel")
+# results.csv: the pattern and its imbalance beside each alltoallv row. hot:4 on 2 ranks by
+# hand: the hot rank gets 4/5 of both rows, 2 x 4/5 = 1.6 times the mean (to whole elements).
+rows = list(csv.DictReader(open(os.path.join(store, "results.csv"))))
+hot = [r for r in rows if r["exchange"] == "hot:4"]
+check(len(hot) == 2 and all(abs(float(r["imbalance"]) - 1.6) < 1e-3 for r in hot),
+      f"results.csv hot:4 rows: {[(r['bytes'], r['imbalance']) for r in hot]}")
+uniform = [r for r in rows if r["exchange"] == "uniform"]
+check(len(uniform) == 2 and all(float(r["imbalance"]) == 1 for r in uniform),
+      f"results.csv uniform rows: {[(r['bytes'], r['imbalance']) for r in uniform]}")
 h.finish("sweep_exchange")

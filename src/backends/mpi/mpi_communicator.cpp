@@ -158,6 +158,8 @@ std::map<std::string, std::string> MpiCommunicator::library_versions() const {
   return {{"mpi", MpiWorld::library_version()}};
 }
 
+bool MpiCommunicator::buffers_shareable() const { return !impl_->device; }
+
 std::vector<DeviceInfo> MpiCommunicator::devices() const {
   if (!impl_->device) return {};
   return {impl_->device->device()};

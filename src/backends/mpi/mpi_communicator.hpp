@@ -26,7 +26,8 @@ class MpiCommunicator : public Communicator {
   std::map<std::string, std::string> settings() const override;  // memory: host or device
   std::optional<std::string> unsupported(const Collective& c) const override;
   std::unique_ptr<Buffers> allocate(const Collective& c, std::size_t sets) override;
-  bool buffers_shareable() const override { return true; }  // host memory, any MPI_Comm
+  // Host memory serves any MPI_Comm; device memory belongs to this communicator's GPU handle.
+  bool buffers_shareable() const override;
   void launch(const Collective& c, Buffers& buffers, int n) override;
   void synchronize(std::chrono::milliseconds) override {}  // MPI calls here are blocking
   std::unique_ptr<Timer> timer() override;

@@ -213,7 +213,8 @@ std::string emit_ompi_rules(const Dataset& d) {
       "# Open MPI coll/tuned dynamic rules from colltune ({}).\n# Use with "
       "--mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename <this file>.\n"
       "# Message sizes are the bytes each rank contributes: dtsize*count (allreduce, bcast,\n"
-      "# reduce), dtsize*comm_size*count (alltoall, allgather). 0 = Open MPI's own decision,\n"
+      "# reduce), dtsize*comm_size*count (alltoall, allgather, reduce_scatter_block, id 13:\n"
+      "# colltune's reduce_scatter). 0 = Open MPI's own decision,\n"
       "# written wherever no measured algorithm beat it significantly. A rule for N ranks also\n"
       "# applies to every larger communicator until the next listed size: it was measured on N.\n",
       d.source);

@@ -9,12 +9,18 @@ TEST(KnobScope, CollTunedParametersChangeOnlyTheirCollective) {
   EXPECT_FALSE(knob_affects("OMPI_MCA_coll_tuned_alltoall_algorithm", "3", "allreduce", "mpi"));
   EXPECT_TRUE(knob_affects("OMPI_MCA_coll_tuned_alltoall_algorithm", "3", "alltoall", "mpi"));
   EXPECT_TRUE(knob_affects("OMPI_MCA_coll_tuned_bcast_algorithm", "2", "broadcast", "mpi"));
-  // reduce_scatter's parameters are not reduce's, and reduce_scatter_block's are neither.
+  // colltune's reduce_scatter is MPI_Reduce_scatter_block, which coll/tuned decides with the
+  // reduce_scatter_block parameters; reduce_scatter's (MPI_Reduce_scatter's) cannot change it,
+  // and neither is reduce's.
   EXPECT_FALSE(knob_affects("OMPI_MCA_coll_tuned_reduce_scatter_algorithm", "2", "reduce", "mpi"));
-  EXPECT_TRUE(
+  EXPECT_FALSE(
       knob_affects("OMPI_MCA_coll_tuned_reduce_scatter_algorithm", "2", "reduce_scatter", "mpi"));
-  EXPECT_FALSE(knob_affects("OMPI_MCA_coll_tuned_reduce_scatter_block_algorithm", "2",
-                            "reduce_scatter", "mpi"));
+  EXPECT_TRUE(knob_affects("OMPI_MCA_coll_tuned_reduce_scatter_block_algorithm", "2",
+                           "reduce_scatter", "mpi"));
+  EXPECT_TRUE(knob_affects("OMPI_MCA_coll_tuned_gather_algorithm", "2", "gather", "mpi"));
+  EXPECT_FALSE(knob_affects("OMPI_MCA_coll_tuned_gather_algorithm", "2", "scatter", "mpi"));
+  EXPECT_TRUE(knob_affects("OMPI_MCA_coll_tuned_alltoallv_algorithm", "2", "alltoallv", "mpi"));
+  EXPECT_FALSE(knob_affects("OMPI_MCA_coll_tuned_alltoallv_algorithm", "2", "alltoall", "mpi"));
   EXPECT_TRUE(
       knob_affects("OMPI_MCA_coll_tuned_allreduce_algorithm_segmentsize", "4096", "allreduce", ""));
   // Parameters of the whole component: every collective, no point-to-point.
@@ -73,8 +79,9 @@ TEST(KnobScope, SettingsAffectOnlyThroughWhatDiffersFromTheBaseline) {
 }
 
 TEST(KnobScope, TunedTableMatchesOpenMpiRulesIds) {
-  // Open MPI coll/tuned rules-file ids (REFERENCE.md): allgather 0, allreduce 2, alltoall 3,
-  // bcast 7, reduce 11, reduce_scatter 12.
+  // Open MPI coll/tuned rules-file ids (COLLTYPE in coll_base_functions.h): allgather 0,
+  // allreduce 2, alltoall 3, bcast 7, reduce 11, reduce_scatter_block 13 (colltune's
+  // reduce_scatter; REFERENCE.md's 12 is MPI_Reduce_scatter's).
   std::map<std::string, int> ids;
   for (const auto& t : tuned_collectives()) {
     if (t.rules_id >= 0) ids[std::string(t.collective)] = t.rules_id;
@@ -84,7 +91,9 @@ TEST(KnobScope, TunedTableMatchesOpenMpiRulesIds) {
                                              {"alltoall", 3},
                                              {"broadcast", 7},
                                              {"reduce", 11},
-                                             {"reduce_scatter", 12}}));
+                                             {"reduce_scatter", 13}}));
+  EXPECT_EQ(tuned_algorithm_knob("reduce_scatter"),
+            "OMPI_MCA_coll_tuned_reduce_scatter_block_algorithm");
   EXPECT_EQ(tuned_algorithm_knob("broadcast"), "OMPI_MCA_coll_tuned_bcast_algorithm");
   EXPECT_TRUE(needs_dynamic_rules("OMPI_MCA_coll_tuned_allreduce_algorithm"));
   EXPECT_TRUE(needs_dynamic_rules("OMPI_MCA_coll_tuned_dynamic_rules_filename"));

@@ -100,7 +100,7 @@ void NcclCommunicator::Impl::enqueue_rooted(const Gpu& gpu, const Collective& c,
   // In place the root's own block is already where it belongs: no copy to itself.
   const bool skip_self = c.in_place && root;
   if (c.kind == CollKind::kGather) {
-    if (!(skip_self)) {
+    if (!skip_self) {
       COLLTUNE_NCCL_CHECK(
           ncclSend(c.in_place ? recv : send, count, type, c.root, gpu.comm, gpu.stream));
     }

@@ -7,6 +7,7 @@
 
 #include "knobs/knob_scope.hpp"
 #include "knobs/knobs.hpp"
+#include "report/escape.hpp"
 
 namespace colltune {
 namespace {
@@ -95,7 +96,8 @@ void apply_race(SizeVerdict& v, const Panel& panel) {
 std::string PanelKey::title() const {
   std::string text = collective + " " + dtype;
   if (op != "none") text += " " + op;
-  return fmt::format("{}, {} ranks, {}", text, nranks, in_place ? "in-place" : "out-of-place");
+  return fmt::format("{}, {}, {}", text, counted(static_cast<std::size_t>(nranks), "rank"),
+                     in_place ? "in-place" : "out-of-place");
 }
 
 const PointInfo* find_point(const Dataset& d, const std::string& id) {

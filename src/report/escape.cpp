@@ -31,10 +31,12 @@ std::string html_escape(std::string_view text) {
 
 std::string markdown_escape(std::string_view text) {
   std::string out;
-  for (char ch : html_escape(text)) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
     if (ch == '\n' || ch == '\r') {
       out += ' ';
-    } else if (std::string_view("|`*_[]\\").find(ch) != std::string_view::npos) {
+    } else if (std::string_view("|`*_[]\\<&").find(ch) != std::string_view::npos ||
+               (ch == '>' && i == 0)) {
       out += '\\';
       out += ch;
     } else {
@@ -49,6 +51,10 @@ std::string csv_field(std::string_view text) {
   std::string out = "\"";
   for (char ch : text) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
   return out + "\"";
+}
+
+std::string counted(std::size_t n, std::string_view noun) {
+  return std::to_string(n) + " " + std::string(noun) + (n == 1 ? "" : "s");
 }
 
 }  // namespace colltune

@@ -1,13 +1,19 @@
 #pragma once
 // Escaping for every string that comes from a store or a spec on its way into a document.
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
 namespace colltune {
 
-std::string html_escape(std::string_view text);      // & < > " '
-std::string markdown_escape(std::string_view text);  // html_escape, plus | ` * _ [ ] and newlines
-std::string csv_field(std::string_view text);        // quoted when it holds , " or a newline
+std::string html_escape(std::string_view text);  // & < > " '
+// Backslash escapes (CommonMark), never HTML entities, so the .md reads as plain text: | ` * _
+// [ ] \ < and & always (no tag or entity can form), > at the start; newlines become spaces.
+std::string markdown_escape(std::string_view text);
+std::string csv_field(std::string_view text);  // quoted when it holds , " or a newline
+
+// "1 rank", "2 ranks": a count with its noun in the right number (nouns taking a plain s).
+std::string counted(std::size_t n, std::string_view noun);
 
 }  // namespace colltune

@@ -8,6 +8,7 @@
 
 #include "core/sizes.hpp"
 #include "report/analysis.hpp"
+#include "report/escape.hpp"
 
 namespace colltune {
 namespace {
@@ -162,12 +163,15 @@ ReportView make_report_view(const Dataset& d) {
   view.title = fmt::format("colltune report: {}", d.name);
   std::map<std::string, int> counts;
   for (const auto& l : d.launches) ++counts[l.status];
-  view.summary = fmt::format("{} ({}), {} configuration(s), {} record(s)", d.source, d.kind,
-                             d.points.size(), d.records.size());
+  view.summary =
+      fmt::format("{} ({}), {}, {}", d.source, d.kind, counted(d.points.size(), "configuration"),
+                  counted(d.records.size(), "record"));
   if (!d.launches.empty()) {
-    view.summary += fmt::format("; {} launch(es): {} done, {} failed, {} timeout, {} not run",
-                                d.launches.size(), counts["done"], counts["failed"],
-                                counts["timeout"], counts["pending"] + counts["running"]);
+    view.summary += fmt::format(
+        "; {}: {} done, {} failed, {} timeout, {} not run",
+        d.launches.size() == 1 ? std::string("1 launch")
+                               : fmt::format("{} launches", d.launches.size()),
+        counts["done"], counts["failed"], counts["timeout"], counts["pending"] + counts["running"]);
     if (counts["decided"] > 0) {
       view.summary += fmt::format(", {} not needed (stopped by the race)", counts["decided"]);
     }

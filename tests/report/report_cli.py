@@ -95,7 +95,11 @@ check(rows_checked == 5 * 3 * 2 * 4, f"{rows_checked} CSV rows checked")
 check("alltoall\\_algorithm=5: left out: its knobs cannot change allreduce" in allreduce
       and not any("alltoall" in w for w in rows.values()), "a foreign knob in the allreduce panel")
 check("<script" not in html.lower(), "a <script> tag reached the HTML")
-check("<img" not in html.lower() and "<img" not in md.lower(), "an <img> tag reached a report")
+check("<img" not in html.lower(), "an <img> tag reached the HTML")
+# The .md escapes for Markdown (CommonMark backslashes), not with HTML entities: no tag can open
+# where every < is escaped, and no entity appears.
+check(re.search(r"(?<!\\)<", md) is None, "an unescaped < reached the Markdown")
+check("&lt;" not in md and "&quot;" not in md and "&gt;" not in md, "HTML entities in the Markdown")
 check("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;" in html, "the hostile label is not shown escaped")
 check("onerror" not in re.sub(r"&lt;img src=x onerror=alert\(1\)&gt;", "", html), "unescaped onerror")
 check("MPI_Allreduce failed" in html, "the failed launch's reason is missing")

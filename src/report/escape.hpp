@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace colltune {
 
@@ -15,5 +16,8 @@ std::string csv_field(std::string_view text);  // quoted when it holds , " or a 
 
 // "1 rank", "2 ranks": a count with its noun in the right number (nouns taking a plain s).
 std::string counted(std::size_t n, std::string_view noun);
+
+// "a, b, c and 4 more": the first `shown` items of a list, joined, unescaped.
+std::string first_of(const std::vector<std::string>& items, std::size_t shown);
 
 }  // namespace colltune

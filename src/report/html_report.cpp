@@ -146,8 +146,10 @@ std::string render_html(const ReportView& v) {
   }
   if (!v.warnings.empty()) {
     html += "<h2>Placement and health warnings</h2>\n<ul>\n";
-    for (const auto& [label, warning] : v.warnings)
-      html += fmt::format("<li>{}: {}</li>\n", e(label), e(warning));
+    for (const auto& w : v.warnings) {
+      html += fmt::format("<li>{} ({}: {})</li>\n", e(w.text),
+                          counted(w.labels.size(), "configuration"), e(first_of(w.labels, 3)));
+    }
     html += "</ul>\n";
   }
   int index = 0;

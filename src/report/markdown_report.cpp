@@ -21,8 +21,10 @@ std::string render_markdown(const ReportView& v) {
   }
   if (!v.warnings.empty()) {
     md += "\n## Placement and health warnings\n\n";
-    for (const auto& [label, warning] : v.warnings)
-      md += fmt::format("- {}: {}\n", e(label), e(warning));
+    for (const auto& w : v.warnings) {
+      md += fmt::format("- {} ({}: {})\n", e(w.text), counted(w.labels.size(), "configuration"),
+                        e(first_of(w.labels, 3)));
+    }
   }
   for (const auto& panel : v.panels) {
     md += fmt::format("\n## {}\n\n", e(panel.title));

@@ -226,8 +226,12 @@ ReportView make_report_view(const Dataset& d) {
       detail += (detail.empty() ? "" : ": ") + *reason;
     view.failures.push_back({label_of(d, l.point_id), std::to_string(l.round), l.status, detail});
   }
-  for (const auto& [point, warning] : d.warnings)
-    view.warnings.emplace_back(label_of(d, point), warning);
+  for (const auto& [point, warning] : d.warnings) {
+    auto group = std::find_if(view.warnings.begin(), view.warnings.end(),
+                              [&](const WarningGroup& g) { return g.text == warning; });
+    if (group == view.warnings.end()) group = view.warnings.insert(group, {warning, {}});
+    group->labels.push_back(label_of(d, point));
+  }
   if (d.host_ceiling_gbps > 0) {
     view.context.emplace_back("ceiling",
                               fmt::format("host memcpy {:.2f} GB/s (slowest NUMA node of the "

@@ -39,12 +39,19 @@ struct FailureRow {
   std::string point, round, status, detail;
 };
 
+// One warning and the configurations it was raised for: a placement's warning comes once, not
+// once per configuration that shares the placement.
+struct WarningGroup {
+  std::string text;
+  std::vector<std::string> labels;
+};
+
 struct ReportView {
   std::string title;
   std::string summary;  // one line: source, kind, counts
   std::vector<std::pair<std::string, std::string>> context;
   std::vector<FailureRow> failures;
-  std::vector<std::pair<std::string, std::string>> warnings;  // configuration label, warning
+  std::vector<WarningGroup> warnings;  // one per distinct warning, in first-seen order
   std::vector<PanelView> panels;
   std::vector<std::string> notes;
 };

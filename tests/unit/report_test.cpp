@@ -9,6 +9,7 @@
 #include "core/environment.hpp"
 #include "report/analysis.hpp"
 #include "report/console_reporter.hpp"
+#include "report/escape.hpp"
 #include "report/view.hpp"
 #include "store/atomic_file.hpp"
 #include "store/record.hpp"
@@ -189,6 +190,23 @@ TEST(ReportView, TheInterleavedRowSaysHowEachBackendSwitchedItsSettings) {
   EXPECT_EQ(row->second,
             "2 of 3 point-rounds shared a launch, up to 2 points each: NCCL_ALGO / NCCL_PROTO "
             "set at each NCCL communicator init, one communicator each, samples in turns");
+}
+
+// A placement's warning is listed once with the configurations it concerns, not once each.
+TEST(ReportView, WarningsAreGroupedAndCounted) {
+  Dataset d;
+  d.kind = "sweep";
+  d.points = {{"a", "alg=1", {}, false}, {"b", "alg=2", {}, false}, {"c", "alg=3", {}, true}};
+  d.warnings = {{"a", "ranks 0 and 2 share core 0"},
+                {"b", "ranks 0 and 2 share core 0"},
+                {"c", "rank 1 is far from its NIC"},
+                {"c", "ranks 0 and 2 share core 0"}};
+  const ReportView view = make_report_view(d);
+  ASSERT_EQ(view.warnings.size(), 2u);
+  EXPECT_EQ(view.warnings[0].text, "ranks 0 and 2 share core 0");
+  EXPECT_EQ(view.warnings[0].labels, (std::vector<std::string>{"alg=1", "alg=2", "alg=3"}));
+  EXPECT_EQ(view.warnings[1].labels, (std::vector<std::string>{"alg=3"}));
+  EXPECT_EQ(first_of({"a", "b", "c", "d", "e"}, 3), "a, b, c and 2 more");
 }
 
 // Three settings raced in one launch: a (the baseline), b and c, at two sizes.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -308,12 +309,18 @@ std::string emit_env(const Dataset& d, const TuneOptions& o) {
 }
 
 std::string emit_openmetrics(const Dataset& d) {
+  // Base units, as OpenMetrics asks (a unit is the name's suffix): bytes per second, seconds.
   std::string busbw =
-      "# TYPE colltune_busbw_gbps gauge\n# UNIT colltune_busbw_gbps gbps\n"
-      "# HELP colltune_busbw_gbps Bus bandwidth at the median time, GB/s (1e9 bytes).\n";
+      "# TYPE colltune_busbw_bytes_per_second gauge\n"
+      "# UNIT colltune_busbw_bytes_per_second bytes_per_second\n"
+      "# HELP colltune_busbw_bytes_per_second Bus bandwidth at the median time.\n";
   std::string time =
       "# TYPE colltune_time_seconds gauge\n# UNIT colltune_time_seconds seconds\n"
       "# HELP colltune_time_seconds Median time of one op, the maximum over ranks.\n";
+  // The store's name, not its path: a label is an identity, and paths differ by machine.
+  std::filesystem::path path = std::filesystem::path(d.source).lexically_normal();
+  if (path.filename().empty()) path = path.parent_path();  // "results/x/"
+  const std::string source = path.filename().string();
   for (const Panel& panel : build_panels(d)) {
     for (const auto& [id, by_size] : panel.cells) {
       const PointInfo* p = find_point(d, id);
@@ -321,11 +328,12 @@ std::string emit_openmetrics(const Dataset& d) {
         const std::string labels = fmt::format(
             "source=\"{}\",point=\"{}\",label=\"{}\",collective=\"{}\",dtype=\"{}\",op=\"{}\","
             "in_place=\"{}\",nranks=\"{}\",bytes=\"{}\"",
-            metric_label(d.source), metric_label(id), metric_label(p ? p->label : id),
+            metric_label(source), metric_label(id), metric_label(p ? p->label : id),
             metric_label(panel.key.collective), metric_label(panel.key.dtype),
             metric_label(panel.key.op), panel.key.in_place ? "true" : "false", panel.key.nranks,
             bytes);
-        busbw += fmt::format("colltune_busbw_gbps{{{}}} {:.6g}\n", labels, cell.busbw_gbps);
+        busbw += fmt::format("colltune_busbw_bytes_per_second{{{}}} {:.6g}\n", labels,
+                             cell.busbw_gbps * 1e9);
         time += fmt::format("colltune_time_seconds{{{}}} {:.6g}\n", labels, cell.summary.median);
       }
     }

@@ -6,7 +6,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "mpi"))
-from harness import check, finish, mpi_env  # noqa: E402,F401
+from harness import check, finish, mpi_env, skip  # noqa: E402,F401
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

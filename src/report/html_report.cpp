@@ -155,6 +155,9 @@ std::string render_html(const ReportView& v) {
   int index = 0;
   for (const auto& panel : v.panels) {
     html += fmt::format("<section class=\"panel\">\n<h2>{}</h2>\n", e(panel.title));
+    if (!panel.shared.empty())
+      html +=
+          fmt::format("<p class=\"shared\">Every configuration here: {}</p>\n", e(panel.shared));
     html += render_svg_chart(panel, index++);
     html += "<ul class=\"legend\">\n";
     for (std::size_t i = 0; i < panel.series.size(); ++i) {

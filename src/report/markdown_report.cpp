@@ -28,6 +28,8 @@ std::string render_markdown(const ReportView& v) {
   }
   for (const auto& panel : v.panels) {
     md += fmt::format("\n## {}\n\n", e(panel.title));
+    if (!panel.shared.empty())
+      md += fmt::format("Every configuration here: {}\n\n", e(panel.shared));
     if (!panel.winners.empty()) {
       md +=
           "| size | winner | busbw (GB/s) | of ceiling | over runner-up | over baseline | "

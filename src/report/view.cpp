@@ -4,7 +4,10 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <functional>
+#include <map>
 #include <set>
+#include <sstream>
 
 #include "core/sizes.hpp"
 #include "report/analysis.hpp"
@@ -50,12 +53,14 @@ std::string distinct(const Dataset& d, const std::vector<std::string>& path) {
   return fmt::format("{}", fmt::join(values, "; "));
 }
 
-std::string significance_text(const SizeVerdict& v, const Panel& panel, const Dataset& d) {
+using Labeler = std::function<std::string(const std::string&)>;
+
+std::string significance_text(const SizeVerdict& v, const Panel& panel, const Labeler& label_of) {
   if (v.race != RaceOutcome::kNotRaced) {
     std::vector<std::string> dropped;
     for (const auto& id : v.eliminated) {
       dropped.push_back(
-          fmt::format("{} (turn {})", label_of(d, id), panel.cells.at(id).at(v.bytes).race_turn));
+          fmt::format("{} (turn {})", label_of(id), panel.cells.at(id).at(v.bytes).race_turn));
     }
     const std::string out =
         dropped.empty() ? "" : fmt::format("; eliminated: {}", fmt::join(dropped, ", "));
@@ -79,37 +84,80 @@ std::string significance_text(const SizeVerdict& v, const Panel& panel, const Da
          detail + ")";
 }
 
+// Labels within one panel say only what sets a configuration apart: the words ("key=value") every
+// configuration of the panel shares go to the heading once. Full labels where that would make two
+// alike.
+std::map<std::string, std::string> short_labels(const Panel& panel, const Dataset& d,
+                                                std::string& shared) {
+  std::vector<std::string> ids;
+  for (const auto& id : panel.point_ids) ids.push_back(id);
+  for (const auto& [id, why] : panel.replicates) ids.push_back(id);
+  std::map<std::string, std::vector<std::string>> words;
+  for (const auto& id : ids) {
+    std::istringstream in(label_of(d, id));
+    for (std::string w; in >> w;) words[id].push_back(w);
+  }
+  std::vector<std::string> common;
+  if (ids.size() > 1) {
+    for (const auto& w : words[ids.front()]) {
+      const bool everywhere = std::all_of(ids.begin(), ids.end(), [&](const std::string& id) {
+        return std::find(words[id].begin(), words[id].end(), w) != words[id].end();
+      });
+      if (everywhere) common.push_back(w);
+    }
+  }
+  std::map<std::string, std::string> out;
+  std::set<std::string> seen;
+  for (const auto& id : ids) {
+    std::string label;
+    for (const auto& w : words[id]) {
+      if (std::find(common.begin(), common.end(), w) == common.end())
+        label += (label.empty() ? "" : " ") + w;
+    }
+    if (label.empty()) label = "(the shared settings)";
+    if (!seen.insert(label).second) return {};  // a collision: keep the full labels
+    out[id] = label;
+  }
+  shared = fmt::format("{}", fmt::join(common, " "));
+  return out;
+}
+
 PanelView make_panel_view(const Panel& panel, const Dataset& d) {
   PanelView view;
   view.title = panel.key.title();
+  const auto short_label = short_labels(panel, d, view.shared);
+  if (short_label.empty()) view.shared.clear();
+  const Labeler label_of = [&](const std::string& id) {
+    const auto it = short_label.find(id);
+    return it != short_label.end() ? it->second : colltune::label_of(d, id);
+  };
   for (const auto& id : panel.point_ids) {
     if (panel.skipped.count(id)) {
-      view.skipped.push_back(label_of(d, id) + ": " + panel.skipped.at(id));
+      view.skipped.push_back(label_of(id) + ": " + panel.skipped.at(id));
     }
     if (!panel.cells.count(id)) continue;
     const PointInfo* p = find_point(d, id);
-    SeriesView s{label_of(d, id), p != nullptr && p->baseline, {}};
+    SeriesView s{label_of(id), p != nullptr && p->baseline, {}};
     for (const auto& [bytes, cell] : panel.cells.at(id))
       s.busbw_gbps.emplace_back(bytes, cell.busbw_gbps);
     view.series.push_back(std::move(s));
   }
-  for (const auto& [id, why] : panel.replicates)
-    view.skipped.push_back(label_of(d, id) + ": " + why);
+  for (const auto& [id, why] : panel.replicates) view.skipped.push_back(label_of(id) + ": " + why);
   std::string previous;
   for (const SizeVerdict& v : winners(panel, d)) {
     WinnerRow row;
     row.size = format_bytes(v.bytes);
     // Only a significant winner is named: anything else is a guess.
     const bool named = v.significant || !v.runner_up;
-    row.winner = named ? label_of(d, v.fastest) : "no significant difference";
+    row.winner = named ? label_of(v.fastest) : "no significant difference";
     const double busbw = panel.cells.at(v.fastest).at(v.bytes).busbw_gbps;
     row.busbw = fmt::format("{:.3f}", busbw);
     const double ceiling = ceiling_for(d, v.fastest);
     row.of_ceiling = ceiling > 0 ? fmt::format("{:.1f}%", busbw / ceiling * 100) : "n/a";
     row.vs_runner_up =
         v.runner_up
-            ? fmt::format("{}{:+.1f}% over {}", named ? "" : label_of(d, v.fastest) + " fastest, ",
-                          v.margin_over_runner_up * 100, label_of(d, *v.runner_up))
+            ? fmt::format("{}{:+.1f}% over {}", named ? "" : label_of(v.fastest) + " fastest, ",
+                          v.margin_over_runner_up * 100, label_of(*v.runner_up))
             : "n/a";
     if (v.baseline_fastest) {
       row.vs_baseline = "is the baseline";
@@ -118,11 +166,11 @@ PanelView make_panel_view(const Panel& panel, const Dataset& d) {
     } else {
       row.vs_baseline = "n/a";
     }
-    row.significance = significance_text(v, panel, d);
+    row.significance = significance_text(v, panel, label_of);
     std::vector<std::string> tied;
     constexpr std::size_t kMaxNamed = 4;
     for (std::size_t i = 0; i < v.tied.size() && i < kMaxNamed; ++i)
-      tied.push_back(label_of(d, v.tied[i]));
+      tied.push_back(label_of(v.tied[i]));
     if (v.tied.size() > kMaxNamed)
       tied.push_back(fmt::format("{} more", v.tied.size() - kMaxNamed));
     row.tied = fmt::format("{}", fmt::join(tied, ", "));

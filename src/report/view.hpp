@@ -29,6 +29,7 @@ struct WinnerRow {
 
 struct PanelView {
   std::string title;
+  std::string shared;  // settings every configuration of the panel has; labels leave them out
   std::vector<SeriesView> series;
   std::vector<WinnerRow> winners;
   std::vector<std::string> changes;  // "at 64K: A -> B"

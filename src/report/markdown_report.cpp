@@ -30,6 +30,7 @@ std::string render_markdown(const ReportView& v) {
     md += fmt::format("\n## {}\n\n", e(panel.title));
     if (!panel.shared.empty())
       md += fmt::format("Every configuration here: {}\n\n", e(panel.shared));
+    if (!panel.key_note.empty()) md += fmt::format("Names: {}\n\n", e(panel.key_note));
     if (!panel.winners.empty()) {
       md +=
           "| size | winner | busbw (GB/s) | of ceiling | over runner-up | over baseline | "

@@ -8,6 +8,8 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <string_view>
+#include <utility>
 
 #include "core/sizes.hpp"
 #include "report/analysis.hpp"
@@ -84,11 +86,29 @@ std::string significance_text(const SizeVerdict& v, const Panel& panel, const La
          detail + ")";
 }
 
+// "OMPI_MCA_coll_tuned_allreduce_algorithm=4" -> "allreduce_alg=4": Open MPI's parameter name
+// (ompi_info's, without OMPI_MCA_ and coll_tuned_) with its long words cut; other words as they
+// are. `keys` collects what each short name stands for.
+std::string abbreviate(const std::string& word, std::map<std::string, std::string>& keys) {
+  const auto eq = word.find('=');
+  if (eq == std::string::npos || word.rfind("OMPI_MCA_", 0) != 0) return word;
+  const std::string key = word.substr(0, eq);
+  std::string name = key.substr(std::string_view("OMPI_MCA_").size());
+  if (name.rfind("coll_tuned_", 0) == 0) name = name.substr(std::string_view("coll_tuned_").size());
+  for (const auto& [from, to] :
+       {std::pair<std::string_view, std::string_view>{"_algorithm", "_alg"},
+        {"_segmentsize", "_seg"}}) {
+    if (const auto at = name.find(from); at != std::string::npos) name.replace(at, from.size(), to);
+  }
+  keys[name] = key;
+  return name + word.substr(eq);
+}
+
 // Labels within one panel say only what sets a configuration apart: the words ("key=value") every
-// configuration of the panel shares go to the heading once. Full labels where that would make two
-// alike.
+// configuration of the panel shares go to the heading once, and Open MPI's long parameter names
+// are shortened (the key says to what). Full labels where that would make two alike.
 std::map<std::string, std::string> short_labels(const Panel& panel, const Dataset& d,
-                                                std::string& shared) {
+                                                std::string& shared, std::string& key_note) {
   std::vector<std::string> ids;
   for (const auto& id : panel.point_ids) ids.push_back(id);
   for (const auto& [id, why] : panel.replicates) ids.push_back(id);
@@ -106,27 +126,29 @@ std::map<std::string, std::string> short_labels(const Panel& panel, const Datase
       if (everywhere) common.push_back(w);
     }
   }
-  std::map<std::string, std::string> out;
+  std::map<std::string, std::string> out, keys;
   std::set<std::string> seen;
   for (const auto& id : ids) {
     std::string label;
     for (const auto& w : words[id]) {
       if (std::find(common.begin(), common.end(), w) == common.end())
-        label += (label.empty() ? "" : " ") + w;
+        label += (label.empty() ? "" : " ") + abbreviate(w, keys);
     }
     if (label.empty()) label = "(the shared settings)";
     if (!seen.insert(label).second) return {};  // a collision: keep the full labels
     out[id] = label;
   }
   shared = fmt::format("{}", fmt::join(common, " "));
+  for (const auto& [name, key] : keys)
+    key_note += fmt::format("{}{} = {}", key_note.empty() ? "" : "; ", name, key);
   return out;
 }
 
 PanelView make_panel_view(const Panel& panel, const Dataset& d) {
   PanelView view;
   view.title = panel.key.title();
-  const auto short_label = short_labels(panel, d, view.shared);
-  if (short_label.empty()) view.shared.clear();
+  const auto short_label = short_labels(panel, d, view.shared, view.key_note);
+  if (short_label.empty()) view.shared.clear(), view.key_note.clear();
   const Labeler label_of = [&](const std::string& id) {
     const auto it = short_label.find(id);
     return it != short_label.end() ? it->second : colltune::label_of(d, id);
@@ -138,11 +160,31 @@ PanelView make_panel_view(const Panel& panel, const Dataset& d) {
     if (!panel.cells.count(id)) continue;
     const PointInfo* p = find_point(d, id);
     SeriesView s{label_of(id), p != nullptr && p->baseline, {}};
-    for (const auto& [bytes, cell] : panel.cells.at(id))
-      s.busbw_gbps.emplace_back(bytes, cell.busbw_gbps);
+    for (const auto& [bytes, cell] : panel.cells.at(id)) {
+      // busbw is bytes x factor / time: its interval comes from the time's, upside down.
+      const double per_second = cell.summary.median * cell.busbw_gbps;
+      const auto busbw_at = [&](double t) { return t > 0 ? per_second / t : 0.0; };
+      s.points.push_back({bytes, cell.summary.median, cell.summary.ci_low, cell.summary.ci_high,
+                          cell.busbw_gbps, busbw_at(cell.summary.ci_high),
+                          busbw_at(cell.summary.ci_low)});
+    }
+    view.ceiling_gbps = std::max(view.ceiling_gbps, ceiling_for(d, id));
     view.series.push_back(std::move(s));
   }
-  for (const auto& [id, why] : panel.replicates) view.skipped.push_back(label_of(id) + ": " + why);
+  // Replicates share their reason: one line per reason, the configurations counted.
+  std::vector<std::pair<std::string, std::vector<std::string>>> by_reason;
+  for (const auto& [id, why] : panel.replicates) {
+    auto it = std::find_if(by_reason.begin(), by_reason.end(),
+                           [&](const auto& entry) { return entry.first == why; });
+    if (it == by_reason.end()) it = by_reason.insert(it, {why, {}});
+    it->second.push_back(label_of(id));
+  }
+  for (const auto& [why, labels] : by_reason) {
+    view.skipped.push_back(labels.size() == 1 ? labels.front() + ": " + why
+                                              : fmt::format("{} ({}: {})", why,
+                                                            counted(labels.size(), "configuration"),
+                                                            first_of(labels, 4)));
+  }
   std::string previous;
   for (const SizeVerdict& v : winners(panel, d)) {
     WinnerRow row;

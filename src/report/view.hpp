@@ -10,10 +10,18 @@
 
 namespace colltune {
 
+// One size of one configuration: the median and its interval (the summary's confidence interval
+// of the median), as time and as busbw.
+struct SeriesPoint {
+  std::uint64_t bytes = 0;
+  double time_seconds = 0, time_low = 0, time_high = 0;
+  double busbw_gbps = 0, busbw_low = 0, busbw_high = 0;
+};
+
 struct SeriesView {
   std::string label;
   bool baseline = false;
-  std::vector<std::pair<std::uint64_t, double>> busbw_gbps;  // size -> busbw at the median
+  std::vector<SeriesPoint> points;  // by size
 };
 
 struct WinnerRow {
@@ -29,7 +37,9 @@ struct WinnerRow {
 
 struct PanelView {
   std::string title;
-  std::string shared;  // settings every configuration of the panel has; labels leave them out
+  std::string shared;    // settings every configuration of the panel has; labels leave them out
+  std::string key_note;  // what the labels' short names stand for: "allreduce_alg = OMPI_MCA_..."
+  double ceiling_gbps = 0;  // the copy ceiling busbw is held against; 0 when not measured
   std::vector<SeriesView> series;
   std::vector<WinnerRow> winners;
   std::vector<std::string> changes;  // "at 64K: A -> B"

@@ -145,6 +145,21 @@ def main():
                 failed, warnings, ceiling_gbps=10.0)
     write_store(os.path.join(out, "slower"), "fixture", ompi_points(), ompi_model(1.3), "mpi", 4, ["node1"], failed)
 
+    # Many configurations in one chart (16): algorithms x segment sizes, plus the baseline.
+    seg = "OMPI_MCA_coll_tuned_allreduce_algorithm_segmentsize"
+    many = [({"backend": "mpi", "np": "4"}, "backend=mpi np=4 (no knob set)", True)]
+    for alg in ("1", "2", "3", "4", "5"):
+        for size in ("0", "8192", "65536"):
+            settings = {"backend": "mpi", "np": "4", ALG: alg, seg: size}
+            many.append((settings, f"backend=mpi np=4 {ALG}={alg} {seg}={size}", False))
+
+    def many_model(settings, coll, size):
+        t = 10e-6 + size / 1e9
+        alg = int(settings.get(ALG, "0"))
+        return t * (1 + 0.07 * alg) * (1 + int(settings.get(seg, "0")) / 1e6)
+    write_store(os.path.join(out, "many"), "many", many, many_model, "mpi", 4, ["node1"],
+                ceiling_gbps=10.0)
+
     nbase = {"backend": "nccl", "np": "8"}
     ring = dict(nbase, NCCL_ALGO="Ring", NCCL_PROTO="Simple")
     # Tree wins small sizes but leaves the protocol to NCCL: no tuner row may name one for it.

@@ -1,0 +1,203 @@
+#include "report/svg_chart.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <vector>
+
+#include "core/sizes.hpp"
+#include "report/escape.hpp"
+
+namespace colltune {
+namespace {
+
+// Colour-blind-safe first (Okabe-Ito), then darker tones that stay apart from them.
+constexpr std::array<const char*, 10> kPalette{"#0072b2", "#d55e00", "#009e73", "#cc79a7",
+                                               "#e69f00", "#56b4e9", "#000000", "#8c564b",
+                                               "#7f7f7f", "#9467bd"};
+constexpr std::array<const char*, 4> kDashes{"", "8 4", "2 3", "10 3 2 3"};
+constexpr int kWidth = 760, kHeight = 380, kLeft = 72, kRight = 24, kTop = 16, kBottom = 56;
+
+// 1, 2 or 5 times a power of ten, at or above `value`.
+double nice_ceiling(double value) {
+  if (value <= 0) return 1;
+  const double magnitude = std::pow(10.0, std::floor(std::log10(value)));
+  for (double step : {1.0, 2.0, 5.0, 10.0}) {
+    if (step * magnitude >= value) return step * magnitude;
+  }
+  return 10 * magnitude;
+}
+
+std::string time_text(double seconds) {
+  if (seconds >= 1) return fmt::format("{:g} s", seconds);
+  if (seconds >= 1e-3) return fmt::format("{:g} ms", seconds * 1e3);
+  if (seconds >= 1e-6) return fmt::format("{:g} us", seconds * 1e6);
+  return fmt::format("{:g} ns", seconds * 1e9);
+}
+
+std::string marker_svg(int marker, double x, double y, const char* color, bool hollow) {
+  const std::string paint =
+      hollow ? fmt::format("fill=\"#fff\" stroke=\"{}\" stroke-width=\"1.5\"", color)
+             : fmt::format("fill=\"{}\"", color);
+  switch (marker) {
+    case 1:
+      return fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"6\" height=\"6\" {}/>", x - 3,
+                         y - 3, paint);
+    case 2:
+      return fmt::format("<path d=\"M{:.1f} {:.1f}l3.5 6h-7z\" {}/>", x, y - 3.5, paint);
+    case 3:
+      return fmt::format("<path d=\"M{:.1f} {:.1f}l3.5 3.5l-3.5 3.5l-3.5 -3.5z\" {}/>", x, y - 3.5,
+                         paint);
+    default:
+      return fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" {}/>", x, y, paint);
+  }
+}
+
+std::string dash_attribute(const char* dash) {
+  return *dash == '\0' ? "" : fmt::format(" stroke-dasharray=\"{}\"", dash);
+}
+
+}  // namespace
+
+LineStyle line_style(std::size_t index) {
+  return {kPalette[index % kPalette.size()], kDashes[(index / kPalette.size()) % kDashes.size()],
+          static_cast<int>((index / (kPalette.size() * kDashes.size())) % 4)};
+}
+
+std::string render_svg_chart(const PanelView& panel, ChartView view, int chart_index) {
+  const bool time = view == ChartView::kTime;
+  double y_min = std::numeric_limits<double>::max(), y_max = 0;
+  std::uint64_t min_size = UINT64_MAX, max_size = 0;
+  for (const auto& s : panel.series) {
+    for (const auto& p : s.points) {
+      const double low = time ? p.time_low : p.busbw_low;
+      const double high = time ? p.time_high : p.busbw_high;
+      if (time && p.time_seconds <= 0) continue;
+      y_min = std::min({y_min, low > 0 ? low : (time ? p.time_seconds : 0.0)});
+      y_max = std::max({y_max, high, time ? p.time_seconds : p.busbw_gbps});
+      min_size = std::min(min_size, p.bytes);
+      max_size = std::max(max_size, p.bytes);
+    }
+  }
+  if (min_size == UINT64_MAX || y_max <= 0) return "";
+  const double plot_w = kWidth - kLeft - kRight, plot_h = kHeight - kTop - kBottom;
+  double x_lo = std::log2(static_cast<double>(std::max<std::uint64_t>(min_size, 1)));
+  double x_hi = std::log2(static_cast<double>(std::max<std::uint64_t>(max_size, 1)));
+  if (x_hi - x_lo < 1) x_lo -= 1, x_hi += 1;
+  const auto x_of = [&](std::uint64_t bytes) {
+    return kLeft + (std::log2(static_cast<double>(std::max<std::uint64_t>(bytes, 1))) - x_lo) /
+                       (x_hi - x_lo) * plot_w;
+  };
+  // Time: whole decades, log scale. busbw: from 0, linear, the ceiling inside the frame.
+  const double ceiling = time ? 0 : panel.ceiling_gbps;
+  const double top = time ? std::pow(10.0, std::ceil(std::log10(y_max)))
+                          : nice_ceiling(std::max(y_max, ceiling) * 1.05);
+  double bottom = time ? std::pow(10.0, std::floor(std::log10(y_min))) : 0;
+  if (time && top / bottom < 10) bottom = top / 10;
+  const auto y_of = [&](double v) {
+    const double share = time ? (std::log10(std::max(v, bottom)) - std::log10(bottom)) /
+                                    (std::log10(top) - std::log10(bottom))
+                              : v / top;
+    return kTop + plot_h - share * plot_h;
+  };
+  std::string svg = fmt::format(
+      "<svg class=\"chart {}\" id=\"{}-{}\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" "
+      "height=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{}: {}\">\n",
+      time ? "time" : "busbw", time ? "time" : "busbw", chart_index, kWidth, kHeight, kWidth,
+      kHeight, time ? "time against message size, log-log" : "busbw against message size",
+      html_escape(panel.title));
+  std::vector<double> ticks;
+  if (time) {
+    for (double v = bottom; v <= top * 1.0001; v *= 10) ticks.push_back(v);
+  } else {
+    for (int i = 0; i <= 5; ++i) ticks.push_back(top * i / 5);
+  }
+  for (double v : ticks) {
+    svg += fmt::format(
+        "<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" stroke=\"#e4e4e4\"/>"
+        "<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n",
+        kLeft, y_of(v), kWidth - kRight, y_of(v), kLeft - 6, y_of(v) + 4,
+        time ? time_text(v) : fmt::format("{:g}", v));
+  }
+  // One tick per power of two that keeps labels apart (at most about 12).
+  const int span = static_cast<int>(std::ceil(x_hi - x_lo));
+  const int every = std::max(1, (span + 11) / 12);
+  for (int e = static_cast<int>(std::ceil(x_lo)); e <= static_cast<int>(std::floor(x_hi)); ++e) {
+    if (e % every != 0 || e < 0 || e > 62) continue;
+    const double x = x_of(1ULL << e);
+    svg += fmt::format(
+        "<line x1=\"{:.1f}\" y1=\"{}\" x2=\"{:.1f}\" y2=\"{}\" stroke=\"#e4e4e4\"/>"
+        "<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
+        x, kTop, x, kTop + plot_h, x, kTop + plot_h + 16, format_bytes(1ULL << e));
+  }
+  svg += fmt::format(
+      "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#888\"/>\n"
+      "<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">message size (bytes, log scale)</text>\n"
+      "<text transform=\"translate(16 {:.1f}) rotate(-90)\" text-anchor=\"middle\">{}</text>\n",
+      kLeft, kTop, plot_w, plot_h, kLeft + plot_w / 2, kHeight - 12, kTop + plot_h / 2,
+      time ? "time per op (log scale)" : "busbw (GB/s)");
+  if (ceiling > 0) {
+    svg += fmt::format(
+        "<line class=\"ceiling\" x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" stroke=\"#555\" "
+        "stroke-width=\"1.2\" stroke-dasharray=\"3 3\"/><text x=\"{}\" y=\"{:.1f}\" "
+        "text-anchor=\"end\">copy ceiling {:.3g} GB/s</text>\n",
+        kLeft, y_of(ceiling), kWidth - kRight, y_of(ceiling), kWidth - kRight - 4,
+        y_of(ceiling) - 4, ceiling);
+  }
+  for (std::size_t i = 0; i < panel.series.size(); ++i) {
+    const auto& s = panel.series[i];
+    const LineStyle style = line_style(i);
+    std::string points, marks;
+    for (const auto& p : s.points) {
+      const double v = time ? p.time_seconds : p.busbw_gbps;
+      if (time && v <= 0) continue;
+      const double x = x_of(p.bytes);
+      points += fmt::format("{:.1f},{:.1f} ", x, y_of(v));
+      const double low = time ? p.time_low : p.busbw_low, high = time ? p.time_high : p.busbw_high;
+      if (high > low && low > 0) {
+        marks += fmt::format(
+            "<line class=\"interval\" x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" "
+            "stroke=\"{}\"/>",
+            x, y_of(low), x, y_of(high), style.color);
+      }
+      marks += fmt::format("<g>{}<title>{}: {} B, {}</title></g>\n",
+                           marker_svg(style.marker, x, y_of(v), style.color, s.baseline),
+                           html_escape(s.label), p.bytes,
+                           time ? time_text(v) : fmt::format("{:.3f} GB/s", v));
+    }
+    svg += fmt::format(
+        "<polyline class=\"series\" data-series=\"{}\" fill=\"none\" stroke=\"{}\" "
+        "stroke-width=\"{}\"{} points=\"{}\"/>\n{}",
+        i, style.color, s.baseline ? 3.2 : 1.6, dash_attribute(style.dash), points, marks);
+  }
+  return svg + "</svg>\n";
+}
+
+std::string render_legend(const PanelView& panel) {
+  std::vector<std::size_t> order(panel.series.size());
+  std::iota(order.begin(), order.end(), 0);
+  const auto last_time = [&](std::size_t i) {
+    const auto& points = panel.series[i].points;
+    return points.empty() ? 0.0 : points.back().time_seconds;
+  };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return last_time(a) < last_time(b); });
+  std::string html = "<ul class=\"legend\">\n";
+  for (std::size_t i : order) {
+    const auto& s = panel.series[i];
+    const LineStyle style = line_style(i);
+    html += fmt::format(
+        "<li><svg width=\"34\" height=\"12\"><line x1=\"0\" y1=\"6\" x2=\"34\" y2=\"6\" "
+        "stroke=\"{}\" stroke-width=\"{}\"{}/>{}</svg>{}{}</li>\n",
+        style.color, s.baseline ? 3.2 : 1.6, dash_attribute(style.dash),
+        marker_svg(style.marker, 17, 6, style.color, s.baseline), html_escape(s.label),
+        s.baseline ? " <b>(baseline)</b>" : "");
+  }
+  return html + "</ul>\n";
+}
+
+}  // namespace colltune

@@ -1,0 +1,32 @@
+#pragma once
+// The report's charts as inline SVG (no script, nothing fetched): per panel a latency view (time
+// against size, log-log) and a bandwidth view (busbw against size, the copy ceiling drawn), each
+// median with its interval as an error bar, every line told apart by colour, dash and marker.
+
+#include <cstddef>
+#include <string>
+
+#include "report/view.hpp"
+
+namespace colltune {
+
+// How line `index` of a chart looks: colour x dash x marker, distinct for the first 160 lines
+// (10 colours, 4 dashes, 4 markers), so no two lines of a chart look alike.
+struct LineStyle {
+  const char* color;
+  const char* dash;  // stroke-dasharray; "" for solid
+  int marker;        // 0 circle, 1 square, 2 triangle, 3 diamond
+};
+LineStyle line_style(std::size_t index);
+inline constexpr std::size_t kDistinctLineStyles = 160;
+
+enum class ChartView { kTime, kBusbw };
+
+// One chart of `panel`, or "" when it has no points. `chart_index` makes element ids unique.
+std::string render_svg_chart(const PanelView& panel, ChartView view, int chart_index);
+
+// The legend as an HTML list: each configuration with its line's look, in the order of the
+// lines' ends on the time chart (fastest at the largest size first).
+std::string render_legend(const PanelView& panel);
+
+}  // namespace colltune

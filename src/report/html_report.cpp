@@ -40,6 +40,14 @@ std::string render_html(const ReportView& v) {
       "'unsafe-inline'\">\n"
       "<title>{}</title>\n<style>{}</style>\n</head>\n<body>\n<h1>{}</h1>\n<p>{}</p>\n",
       e(v.title), kStyle, e(v.title), e(v.summary));
+  if (!v.answers.empty()) {
+    html += "<h2>What to set</h2>\n";
+    for (const auto& a : v.answers) {
+      html += fmt::format("<p><b>{}</b></p>\n<ul>\n", e(a.panel));
+      for (const auto& line : a.lines) html += fmt::format("<li>{}</li>\n", e(line));
+      html += "</ul>\n";
+    }
+  }
   html += "<h2>Context</h2>\n<table>\n";
   for (const auto& [key, value] : v.context)
     html += fmt::format("<tr><th>{}</th><td>{}</td></tr>\n", e(key), e(value));

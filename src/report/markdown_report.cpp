@@ -8,7 +8,16 @@ namespace colltune {
 
 std::string render_markdown(const ReportView& v) {
   const auto e = [](const std::string& s) { return markdown_escape(s); };
-  std::string md = fmt::format("# {}\n\n{}\n\n## Context\n\n", e(v.title), e(v.summary));
+  std::string md = fmt::format("# {}\n\n{}\n\n", e(v.title), e(v.summary));
+  if (!v.answers.empty()) {
+    md += "## What to set\n\n";
+    for (const auto& a : v.answers) {
+      md += fmt::format("**{}**\n\n", e(a.panel));
+      for (const auto& line : a.lines) md += fmt::format("- {}\n", e(line));
+      md += "\n";
+    }
+  }
+  md += "## Context\n\n";
   for (const auto& [key, value] : v.context) md += fmt::format("- **{}**: {}\n", key, e(value));
   for (const auto& note : v.notes) md += fmt::format("- note: {}\n", e(note));
   if (!v.failures.empty()) {

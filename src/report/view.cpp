@@ -228,6 +228,42 @@ PanelView make_panel_view(const Panel& panel, const Dataset& d) {
   return view;
 }
 
+// "yes", "no significant difference", "undecided: ...": the verdict without its statistics.
+std::string verdict_of(const std::string& significance) {
+  const auto cut = significance.find_first_of("(;:");
+  std::string out = significance.substr(0, cut);
+  while (!out.empty() && (out.back() == ' ' || out.back() == ',')) out.pop_back();
+  return out == "yes" ? "significant" : out;
+}
+
+AnswerView answer_of(const PanelView& panel) {
+  AnswerView answer{
+      panel.shared.empty() ? panel.title : fmt::format("{} ({})", panel.title, panel.shared), {}};
+  const auto& rows = panel.winners;
+  for (std::size_t i = 0; i < rows.size();) {
+    std::size_t j = i;
+    while (j + 1 < rows.size() && rows[j + 1].winner == rows[i].winner &&
+           verdict_of(rows[j + 1].significance) == verdict_of(rows[i].significance)) {
+      ++j;
+    }
+    const std::string range = i == j ? rows[i].size : rows[i].size + "-" + rows[j].size;
+    const std::string& gain = rows[j].vs_baseline;
+    std::string what;
+    if (rows[i].winner == "no significant difference") {
+      what = "keep the baseline";
+    } else if (gain == "is the baseline") {
+      what = rows[i].winner + ", the baseline: keep it";
+    } else {
+      what = fmt::format("{}, {} over the baseline", rows[i].winner,
+                         i == j ? gain : fmt::format("{} to {}", rows[i].vs_baseline, gain));
+    }
+    answer.lines.push_back(
+        fmt::format("{}: {} ({})", range, what, verdict_of(rows[i].significance)));
+    i = j + 1;
+  }
+  return answer;
+}
+
 // The line of a failed launch's log that says why: colltune's own error line when there is one,
 // else the last line that is not decoration.
 std::optional<std::string> failure_reason(const std::vector<std::string>& tail) {
@@ -335,6 +371,9 @@ ReportView make_report_view(const Dataset& d) {
                                           d.device_ceiling_gbps));
   }
   for (const Panel& panel : build_panels(d)) view.panels.push_back(make_panel_view(panel, d));
+  for (const PanelView& panel : view.panels) {
+    if (!panel.winners.empty()) view.answers.push_back(answer_of(panel));
+  }
   view.notes = d.notes;
   return view;
 }

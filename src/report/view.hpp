@@ -57,12 +57,20 @@ struct WarningGroup {
   std::vector<std::string> labels;
 };
 
+// The answer first: per panel, sizes with the same verdict merged into ranges ("1K-64K:
+// alg=4, +12.0% over the baseline, significant").
+struct AnswerView {
+  std::string panel;
+  std::vector<std::string> lines;
+};
+
 struct ReportView {
   std::string title;
   std::string summary;  // one line: source, kind, counts
   std::vector<std::pair<std::string, std::string>> context;
   std::vector<FailureRow> failures;
   std::vector<WarningGroup> warnings;  // one per distinct warning, in first-seen order
+  std::vector<AnswerView> answers;     // what to set, before the details
   std::vector<PanelView> panels;
   std::vector<std::string> notes;
 };

@@ -75,6 +75,12 @@ rows = {line.split(" | ")[0][2:]: line.split(" | ")[1] for line in allreduce.spl
 # Labels in a panel say only what differs, with Open MPI's names shortened (the key says so).
 check(rows.get("1K", "") == "allreduce\\_alg=2" and rows.get("64K", "") == "allreduce\\_alg=4"
       and rows.get("16M") == "no significant difference", f"allreduce winners: {rows}")
+# The answer first, from the same model: algorithm 2 at 1K, 4 at 64K and 1M (merged into one
+# range), nothing to change at 16M; before the context and the details.
+answer = md.split("## What to set")[1].split("## Context")[0] if "## What to set" in md else ""
+check(md.find("## What to set") < md.find("## Context") and
+      "- 1K: allreduce\\_alg=2, +" in answer and "- 64K-1M: allreduce\\_alg=4, +" in answer and
+      "- 16M: keep the baseline (no significant difference)" in answer, f"answer: {answer}")
 # Every CSV row's busbw from the fixture's raw samples, by nccl-tests' formulas (bytes / median,
 # GB = 1e9, times 2(n-1)/n for allreduce and (n-1)/n for alltoall), computed here.
 rows_checked = 0

@@ -4,12 +4,15 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <tuple>
 
 #include "core/cpulist.hpp"
 #include "core/environment.hpp"
 #include "report/analysis.hpp"
 #include "report/console_reporter.hpp"
 #include "report/escape.hpp"
+#include "report/svg_chart.hpp"
 #include "report/view.hpp"
 #include "store/atomic_file.hpp"
 #include "store/record.hpp"
@@ -275,6 +278,28 @@ TEST(RacedVerdicts, AnUndecidedRaceNamesNoWinner) {
   EXPECT_EQ(verdicts[0].fastest, "b");
   EXPECT_FALSE(verdicts[0].significant);
   EXPECT_EQ(verdicts[0].tied, (std::vector<std::string>{"a"}));
+}
+
+}  // namespace
+}  // namespace colltune
+
+namespace colltune {
+namespace {
+
+// Every line of a chart looks different: 30 lines (and up to 160) never share colour, dash and
+// marker all three, and the first ten differ by colour alone.
+TEST(LineStyle, DistinctForThirtyLinesAndMore) {
+  std::set<std::tuple<std::string, std::string, int>> looks;
+  for (std::size_t i = 0; i < kDistinctLineStyles; ++i) {
+    const LineStyle s = line_style(i);
+    EXPECT_TRUE(looks.insert({s.color, s.dash, s.marker}).second) << "line " << i;
+    if (i == 29) {
+      EXPECT_EQ(looks.size(), 30u);
+    }
+  }
+  std::set<std::string> first_colors;
+  for (std::size_t i = 0; i < 10; ++i) first_colors.insert(line_style(i).color);
+  EXPECT_EQ(first_colors.size(), 10u);
 }
 
 }  // namespace

@@ -81,11 +81,15 @@ std::string render_html(const ReportView& v) {
           fmt::format("<p class=\"shared\">Every configuration here: {}</p>\n", e(panel.shared));
     if (!panel.key_note.empty())
       html += fmt::format("<p class=\"shared\">Names: {}</p>\n", e(panel.key_note));
-    // The latency view reads small sizes, the bandwidth view large ones against the ceiling.
-    html += "<div class=\"charts\">\n" + render_svg_chart(panel, ChartView::kTime, index) +
-            render_svg_chart(panel, ChartView::kBusbw, index) + "</div>\n";
-    ++index;
-    html += render_legend(panel);
+    const std::vector<PanelView> parts = small_multiples(panel);
+    for (const PanelView& part : parts) {
+      if (parts.size() > 1) html += fmt::format("<h3>{}</h3>\n", e(part.title));
+      // The latency view reads small sizes, the bandwidth view large ones against the ceiling.
+      html += "<div class=\"charts\">\n" + render_svg_chart(part, ChartView::kTime, index) +
+              render_svg_chart(part, ChartView::kBusbw, index) + "</div>\n";
+      ++index;
+      html += render_legend(part);
+    }
     if (!panel.winners.empty()) {
       html +=
           "<div class=\"wide\"><table "

@@ -5,8 +5,12 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
+#include <map>
 #include <numeric>
+#include <set>
+#include <sstream>
 #include <vector>
 
 #include "core/sizes.hpp"
@@ -62,6 +66,61 @@ std::string dash_attribute(const char* dash) {
 }
 
 }  // namespace
+
+std::vector<PanelView> small_multiples(const PanelView& panel) {
+  if (panel.series.size() <= kMaxLinesPerChart) return {panel};
+  // Each label word's key and value, per series.
+  std::vector<std::map<std::string, std::string>> settings;
+  std::map<std::string, std::set<std::string>> values;
+  for (const auto& s : panel.series) {
+    auto& mine = settings.emplace_back();
+    std::istringstream in(s.label);
+    for (std::string word; in >> word;) {
+      const auto eq = word.find('=');
+      if (eq == std::string::npos) continue;
+      mine[word.substr(0, eq)] = word.substr(eq + 1);
+      values[word.substr(0, eq)].insert(word.substr(eq + 1));
+    }
+  }
+  std::string best;
+  for (const auto& [key, distinct] : values) {
+    if (distinct.size() < 2) continue;
+    std::map<std::string, std::size_t> per_value;
+    std::size_t without = 0;  // drawn in every part (the baseline, or lines lacking the key)
+    for (const auto& mine : settings) {
+      const auto it = mine.find(key);
+      it == mine.end() ? ++without : ++per_value[it->second];
+    }
+    const bool fits = std::all_of(per_value.begin(), per_value.end(), [&](const auto& entry) {
+      return entry.second + without <= kMaxLinesPerChart;
+    });
+    if (fits && (best.empty() || distinct.size() < values[best].size())) best = key;
+  }
+  if (best.empty()) return {panel};
+  // Parts in numeric order where the values are numbers (8192 before 65536).
+  std::vector<std::string> order(values[best].begin(), values[best].end());
+  const auto number = [](const std::string& text) {
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    return end != nullptr && *end == '\0' && !text.empty() ? v : std::nan("");
+  };
+  std::stable_sort(order.begin(), order.end(), [&](const std::string& a, const std::string& b) {
+    const double x = number(a), y = number(b);
+    return !std::isnan(x) && !std::isnan(y) ? x < y : a < b;
+  });
+  std::vector<PanelView> parts;
+  for (const auto& value : order) {
+    PanelView part = panel;
+    part.title = fmt::format("{}: {}={}", panel.title, best, value);
+    part.series.clear();
+    for (std::size_t i = 0; i < panel.series.size(); ++i) {
+      const auto it = settings[i].find(best);
+      if (it == settings[i].end() || it->second == value) part.series.push_back(panel.series[i]);
+    }
+    parts.push_back(std::move(part));
+  }
+  return parts;
+}
 
 LineStyle line_style(std::size_t index) {
   return {kPalette[index % kPalette.size()], kDashes[(index / kPalette.size()) % kDashes.size()],
@@ -170,9 +229,10 @@ std::string render_svg_chart(const PanelView& panel, ChartView view, int chart_i
                            time ? time_text(v) : fmt::format("{:.3f} GB/s", v));
     }
     svg += fmt::format(
-        "<polyline class=\"series\" data-series=\"{}\" fill=\"none\" stroke=\"{}\" "
+        "<polyline class=\"series\" data-label=\"{}\" fill=\"none\" stroke=\"{}\" "
         "stroke-width=\"{}\"{} points=\"{}\"/>\n{}",
-        i, style.color, s.baseline ? 3.2 : 1.6, dash_attribute(style.dash), points, marks);
+        html_escape(s.label), style.color, s.baseline ? 3.2 : 1.6, dash_attribute(style.dash),
+        points, marks);
   }
   return svg + "</svg>\n";
 }

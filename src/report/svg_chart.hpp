@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "report/view.hpp"
 
@@ -21,6 +22,15 @@ LineStyle line_style(std::size_t index);
 inline constexpr std::size_t kDistinctLineStyles = 160;
 
 enum class ChartView { kTime, kBusbw };
+
+// More lines than a chart can show readably: such a panel is drawn as small multiples.
+inline constexpr std::size_t kMaxLinesPerChart = 12;
+
+// `panel` as small multiples when it has more than kMaxLinesPerChart lines: split by the label
+// word ("key=value") whose key has the fewest values that still bring every part within the
+// limit; the baseline is drawn in every part. Each part's title names its value. One part (the
+// panel itself, title unchanged) when it fits, or when no key splits it.
+std::vector<PanelView> small_multiples(const PanelView& panel);
 
 // One chart of `panel`, or "" when it has no points. `chart_index` makes element ids unique.
 std::string render_svg_chart(const PanelView& panel, ChartView view, int chart_index);

@@ -233,7 +233,7 @@ std::string verdict_of(const std::string& significance) {
   const auto cut = significance.find_first_of("(;:");
   std::string out = significance.substr(0, cut);
   while (!out.empty() && (out.back() == ' ' || out.back() == ',')) out.pop_back();
-  return out == "yes" ? "significant" : out;
+  return out.rfind("yes", 0) == 0 ? "significant" : out;
 }
 
 AnswerView answer_of(const PanelView& panel) {

@@ -304,3 +304,32 @@ TEST(LineStyle, DistinctForThirtyLinesAndMore) {
 
 }  // namespace
 }  // namespace colltune
+
+namespace colltune {
+namespace {
+
+// 1 baseline + 5 algorithms x 3 segment sizes: split by the segment size (3 values, the fewest
+// that fits), the baseline in every part; 12 lines or fewer stay one chart.
+TEST(SmallMultiples, SplitByTheSettingWithFewestValuesBaselineInEach) {
+  PanelView panel;
+  panel.title = "allreduce";
+  panel.series.push_back({"(no knob set)", true, {}});
+  for (const char* alg : {"1", "2", "3", "4", "5"}) {
+    for (const char* seg : {"0", "8192", "65536"}) {
+      panel.series.push_back({std::string("alg=") + alg + " seg=" + seg, false, {}});
+    }
+  }
+  const auto parts = small_multiples(panel);
+  ASSERT_EQ(parts.size(), 3u);
+  EXPECT_EQ(parts[0].title, "allreduce: seg=0");
+  EXPECT_EQ(parts[1].title, "allreduce: seg=8192");  // numbers in numeric order
+  for (const auto& part : parts) {
+    ASSERT_EQ(part.series.size(), 6u);
+    EXPECT_TRUE(part.series[0].baseline);
+  }
+  panel.series.resize(12);
+  EXPECT_EQ(small_multiples(panel).size(), 1u);
+}
+
+}  // namespace
+}  // namespace colltune

@@ -65,7 +65,7 @@ std::string significance_text(const SizeVerdict& v, const Panel& panel, const La
           fmt::format("{} (turn {})", label_of(id), panel.cells.at(id).at(v.bytes).race_turn));
     }
     const std::string out =
-        dropped.empty() ? "" : fmt::format("; eliminated: {}", fmt::join(dropped, ", "));
+        dropped.empty() ? "" : fmt::format("; eliminated: {}", first_of(dropped, 3));
     const int turn = panel.cells.at(v.fastest).at(v.bytes).race_turn;
     switch (v.race) {
       case RaceOutcome::kWon:

@@ -24,7 +24,7 @@ constexpr std::array<const char*, 10> kPalette{"#0072b2", "#d55e00", "#009e73", 
                                                "#e69f00", "#56b4e9", "#000000", "#8c564b",
                                                "#7f7f7f", "#9467bd"};
 constexpr std::array<const char*, 4> kDashes{"", "8 4", "2 3", "10 3 2 3"};
-constexpr int kWidth = 760, kHeight = 380, kLeft = 72, kRight = 24, kTop = 16, kBottom = 56;
+constexpr int kWidth = 760, kHeight = 380, kLeft = 72, kRight = 44, kTop = 16, kBottom = 56;
 
 // 1, 2 or 5 times a power of ten, at or above `value`.
 double nice_ceiling(double value) {
@@ -63,6 +63,39 @@ std::string marker_svg(int marker, double x, double y, const char* color, bool h
 
 std::string dash_attribute(const char* dash) {
   return *dash == '\0' ? "" : fmt::format(" stroke-dasharray=\"{}\"", dash);
+}
+
+// Each line's legend number (1 = first in the legend) beside its last point, right of the frame:
+// labels pushed apart to a readable gap, a short leader to the point where one moved. Too many
+// lines to keep apart in the plot's height: none, the legend alone names them.
+std::string end_labels(const std::vector<std::pair<double, std::size_t>>& ends,
+                       const std::vector<std::size_t>& number, const PanelView& panel,
+                       double frame_right, double top, double bottom) {
+  constexpr double kGap = 12;
+  if (ends.empty() || static_cast<double>(ends.size()) * kGap > bottom - top) return "";
+  std::vector<std::pair<double, std::size_t>> sorted = ends;
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<double> y(sorted.size());
+  for (std::size_t i = 0; i < sorted.size(); ++i) {
+    y[i] = std::max(sorted[i].first, i == 0 ? top + kGap / 2 : y[i - 1] + kGap);
+  }
+  // Pushed past the bottom: shift the run back up, keeping the gaps.
+  for (std::size_t i = sorted.size(); i-- > 0;) {
+    const double limit = i + 1 == sorted.size() ? bottom - 2 : y[i + 1] - kGap;
+    y[i] = std::min(y[i], limit);
+  }
+  std::string svg;
+  for (std::size_t i = 0; i < sorted.size(); ++i) {
+    const std::size_t series = sorted[i].second;
+    const char* color = line_style(series).color;
+    svg += fmt::format(
+        "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\"/>"
+        "<text class=\"end-label\" x=\"{:.1f}\" y=\"{:.1f}\" style=\"fill:{}\">{}<title>{}</title>"
+        "</text>\n",
+        frame_right, sorted[i].first, frame_right + 5, y[i], color, frame_right + 7, y[i] + 4,
+        color, number[series], html_escape(panel.series[series].label));
+  }
+  return svg;
 }
 
 }  // namespace
@@ -120,6 +153,18 @@ std::vector<PanelView> small_multiples(const PanelView& panel) {
     parts.push_back(std::move(part));
   }
   return parts;
+}
+
+std::vector<std::size_t> legend_order(const PanelView& panel) {
+  std::vector<std::size_t> order(panel.series.size());
+  std::iota(order.begin(), order.end(), 0);
+  const auto last_time = [&](std::size_t i) {
+    const auto& points = panel.series[i].points;
+    return points.empty() ? 0.0 : points.back().time_seconds;
+  };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return last_time(a) < last_time(b); });
+  return order;
 }
 
 LineStyle line_style(std::size_t index) {
@@ -207,15 +252,21 @@ std::string render_svg_chart(const PanelView& panel, ChartView view, int chart_i
         kLeft, y_of(ceiling), kWidth - kRight, y_of(ceiling), kWidth - kRight - 4,
         y_of(ceiling) - 4, ceiling);
   }
+  std::vector<std::size_t> number(panel.series.size());
+  const std::vector<std::size_t> order = legend_order(panel);
+  for (std::size_t n = 0; n < order.size(); ++n) number[order[n]] = n + 1;
+  std::vector<std::pair<double, std::size_t>> ends;  // the last point's y, per series
   for (std::size_t i = 0; i < panel.series.size(); ++i) {
     const auto& s = panel.series[i];
     const LineStyle style = line_style(i);
     std::string points, marks;
+    double end_y = -1;
     for (const auto& p : s.points) {
       const double v = time ? p.time_seconds : p.busbw_gbps;
       if (time && v <= 0) continue;
       const double x = x_of(p.bytes);
-      points += fmt::format("{:.1f},{:.1f} ", x, y_of(v));
+      end_y = y_of(v);
+      points += fmt::format("{:.1f},{:.1f} ", x, end_y);
       const double low = time ? p.time_low : p.busbw_low, high = time ? p.time_high : p.busbw_high;
       if (high > low && low > 0) {
         marks += fmt::format(
@@ -233,27 +284,22 @@ std::string render_svg_chart(const PanelView& panel, ChartView view, int chart_i
         "stroke-width=\"{}\"{} points=\"{}\"/>\n{}",
         html_escape(s.label), style.color, s.baseline ? 3.2 : 1.6, dash_attribute(style.dash),
         points, marks);
+    if (end_y >= 0) ends.emplace_back(end_y, i);
   }
+  svg += end_labels(ends, number, panel, kWidth - kRight, kTop, kTop + plot_h);
   return svg + "</svg>\n";
 }
 
 std::string render_legend(const PanelView& panel) {
-  std::vector<std::size_t> order(panel.series.size());
-  std::iota(order.begin(), order.end(), 0);
-  const auto last_time = [&](std::size_t i) {
-    const auto& points = panel.series[i].points;
-    return points.empty() ? 0.0 : points.back().time_seconds;
-  };
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return last_time(a) < last_time(b); });
   std::string html = "<ul class=\"legend\">\n";
-  for (std::size_t i : order) {
+  std::size_t number = 0;
+  for (std::size_t i : legend_order(panel)) {
     const auto& s = panel.series[i];
     const LineStyle style = line_style(i);
     html += fmt::format(
-        "<li><svg width=\"34\" height=\"12\"><line x1=\"0\" y1=\"6\" x2=\"34\" y2=\"6\" "
-        "stroke=\"{}\" stroke-width=\"{}\"{}/>{}</svg>{}{}</li>\n",
-        style.color, s.baseline ? 3.2 : 1.6, dash_attribute(style.dash),
+        "<li><b>{}</b> <svg width=\"34\" height=\"12\"><line x1=\"0\" y1=\"6\" x2=\"34\" "
+        "y2=\"6\" stroke=\"{}\" stroke-width=\"{}\"{}/>{}</svg>{}{}</li>\n",
+        ++number, style.color, s.baseline ? 3.2 : 1.6, dash_attribute(style.dash),
         marker_svg(style.marker, 17, 6, style.color, s.baseline), html_escape(s.label),
         s.baseline ? " <b>(baseline)</b>" : "");
   }

@@ -35,6 +35,10 @@ std::vector<PanelView> small_multiples(const PanelView& panel);
 // One chart of `panel`, or "" when it has no points. `chart_index` makes element ids unique.
 std::string render_svg_chart(const PanelView& panel, ChartView view, int chart_index);
 
+// Series indices in legend order: by time at the largest size, fastest first. A line's legend
+// number (1-based position here) labels its end on both charts.
+std::vector<std::size_t> legend_order(const PanelView& panel);
+
 // The legend as an HTML list: each configuration with its line's look, in the order of the
 // lines' ends on the time chart (fastest at the largest size first).
 std::string render_legend(const PanelView& panel);

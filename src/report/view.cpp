@@ -205,6 +205,7 @@ PanelView make_panel_view(const Panel& panel, const Dataset& d) {
       row.vs_baseline = "is the baseline";
     } else if (v.margin_over_baseline) {
       row.vs_baseline = fmt::format("{:+.1f}%", *v.margin_over_baseline * 100);
+      row.gain_over_baseline = *v.margin_over_baseline;
     } else {
       row.vs_baseline = "n/a";
     }
@@ -247,18 +248,32 @@ AnswerView answer_of(const PanelView& panel) {
       ++j;
     }
     const std::string range = i == j ? rows[i].size : rows[i].size + "-" + rows[j].size;
-    const std::string& gain = rows[j].vs_baseline;
+    const std::string verdict = verdict_of(rows[i].significance);
+    if (verdict == "only one configuration") {
+      answer.lines.push_back(
+          fmt::format("{}: only {} measured, nothing to choose", range, rows[i].winner));
+      i = j + 1;
+      continue;
+    }
     std::string what;
     if (rows[i].winner == "no significant difference") {
       what = "keep the baseline";
-    } else if (gain == "is the baseline") {
-      what = rows[i].winner + ", the baseline: keep it";
+    } else if (rows[i].vs_baseline == "is the baseline") {
+      what = "keep the baseline, the fastest";
+    } else if (rows[i].vs_baseline == "n/a") {
+      what = rows[i].winner + ", no baseline measured to compare with";
     } else {
+      // The gain over the range as its least and greatest, whatever order the sizes put them in.
+      double least = rows[i].gain_over_baseline, greatest = least;
+      for (std::size_t k = i; k <= j; ++k) {
+        least = std::min(least, rows[k].gain_over_baseline);
+        greatest = std::max(greatest, rows[k].gain_over_baseline);
+      }
       what = fmt::format("{}, {} over the baseline", rows[i].winner,
-                         i == j ? gain : fmt::format("{} to {}", rows[i].vs_baseline, gain));
+                         i == j ? rows[i].vs_baseline
+                                : fmt::format("{:+.1f}% to {:+.1f}%", least * 100, greatest * 100));
     }
-    answer.lines.push_back(
-        fmt::format("{}: {} ({})", range, what, verdict_of(rows[i].significance)));
+    answer.lines.push_back(fmt::format("{}: {} ({})", range, what, verdict));
     i = j + 1;
   }
   return answer;

@@ -25,14 +25,15 @@ struct SeriesView {
 };
 
 struct WinnerRow {
-  std::string size;          // "64K"
-  std::string winner;        // label
-  std::string busbw;         // "12.34"
-  std::string of_ceiling;    // busbw as a share of the host copy ceiling, "n/a" without one
-  std::string vs_runner_up;  // "+4.1% over <label>"
-  std::string vs_baseline;   // "+12.0%", "baseline", "n/a"
-  std::string significance;  // "yes (p=0.001)", "no (p=0.40)", "too few samples"
-  std::string tied;          // labels not distinguishable from the winner
+  std::string size;               // "64K"
+  std::string winner;             // label
+  std::string busbw;              // "12.34"
+  std::string of_ceiling;         // busbw as a share of the host copy ceiling, "n/a" without one
+  std::string vs_runner_up;       // "+4.1% over <label>"
+  std::string vs_baseline;        // "+12.0%", "baseline", "n/a"
+  double gain_over_baseline = 0;  // baseline time / winner time - 1, when vs_baseline is a number
+  std::string significance;       // "yes (p=0.001)", "no (p=0.40)", "too few samples"
+  std::string tied;               // labels not distinguishable from the winner
 };
 
 struct PanelView {

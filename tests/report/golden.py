@@ -17,6 +17,8 @@ code, out, err = h.colltune(args, "report", "nccl", cwd=root)
 check(code == 0, f"report nccl: {code} {err}")
 code, out, err = h.colltune(args, "report", "many", cwd=root)
 check(code == 0, f"report many: {code} {err}")
+code, out, err = h.colltune(args, "report", "two", cwd=root)
+check(code == 0, f"report two: {code} {err}")
 code, out, err = h.colltune(args, "report", "nccl-tests.json", cwd=root)
 check(code == 0, f"report nccl-tests: {code} {err}")
 outputs = {name: open(os.path.join(root, "base", name)).read()
@@ -25,6 +27,9 @@ outputs["nccl.report.md"] = open(os.path.join(root, "nccl", "report.md")).read()
 # 16 configurations in one panel: labels, legend order and line styles pinned.
 outputs["many.report.md"] = open(os.path.join(root, "many", "report.md")).read()
 outputs["many.report.html"] = open(os.path.join(root, "many", "report.html")).read()
+# Two configurations: the baseline and one knob, the smallest comparison.
+outputs["two.report.md"] = open(os.path.join(root, "two", "report.md")).read()
+outputs["two.report.html"] = open(os.path.join(root, "two", "report.html")).read()
 outputs["nccl-tests.report.md"] = open(os.path.join(root, "nccl-tests.report.md")).read()
 outputs["nccl-tests.results.csv"] = open(os.path.join(root, "nccl-tests.results.csv")).read()
 for emit, store in (("ompi-rules", "base"), ("env", "base"), ("openmetrics", "base"),

@@ -2,7 +2,8 @@
 console errors; every panel has both views (time log-log, busbw with the ceiling); 16
 configurations are split into small multiples where no two lines look alike (colour, dash,
 marker); at 1400 px the document is no wider than the window (tables wrap or scroll inside); no
-tick label overlaps the plot frame. The measuring copy adds a script (the report itself has none and forbids them); the screenshot is
+tick label overlaps the plot frame; each line's end carries its legend number, right of the frame,
+apart from the others. The measuring copy adds a script (the report itself has none and forbids them); the screenshot is
 kept as an artefact. Skipped (77) where Chromium is not installed."""
 import html as html_lib
 import json
@@ -47,6 +48,8 @@ for (const svg of document.querySelectorAll('svg.chart')) {
                    labels: [...svg.querySelectorAll('polyline.series')].map(
                        l => l.getAttribute('data-label')),
                    ceiling: !!svg.querySelector('line.ceiling'),
+                   ends: [...svg.querySelectorAll('text.end-label')].map(
+                       t => [t.firstChild.nodeValue, t.getBBox().y, t.getBBox().x]),
                    intervals: svg.querySelectorAll('line.interval').length});
 }
 document.body.insertAdjacentHTML('beforeend',
@@ -102,6 +105,27 @@ for chart in many.get("charts", []):
     check(len(looks) <= 12, f"{chart['id']}: {len(looks)} lines in one chart")
     check(len(set(looks)) == len(looks), f"{chart['id']}: lines that look alike: {looks}")
 check(not many.get("overlaps"), f"text over the plot frame: {many.get('overlaps')}")
+
+
+def check_end_labels(store, charts):
+    for chart in charts:
+        ends = chart["ends"]
+        numbers = sorted(int(n) for n, _, _ in ends)
+        check(numbers == list(range(1, len(chart["looks"]) + 1)),
+              f"{store} {chart['id']}: end labels {numbers} for {len(chart['looks'])} lines")
+        tops = sorted(y for _, y, _ in ends)
+        # 12 px text: digits stay apart when their boxes start 10 px or more apart.
+        check(all(b - a >= 10 for a, b in zip(tops, tops[1:])),
+              f"{store} {chart['id']}: end labels on top of each other at y {tops}")
+
+
+check_end_labels("many", many.get("charts", []))
+# Two configurations: one line each, numbered 1 and 2 at their ends in both views.
+two = measure("two", 1400)
+check([len(c["looks"]) for c in two.get("charts", [])] == [2, 2, 1, 1],
+      f"two: lines per chart {[len(c['looks']) for c in two.get('charts', [])]}")
+check_end_labels("two", two.get("charts", []))
+check(not two.get("overlaps"), f"two: text over the plot frame: {two.get('overlaps')}")
 check(many.get("width", 1e9) <= many.get("viewport", 0),
       f"document {many.get('width')} px wide in a {many.get('viewport')} px window")
 print(f"many: {len(many.get('charts', []))} charts, document {many.get('width')} px in "

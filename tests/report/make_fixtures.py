@@ -160,6 +160,19 @@ def main():
     write_store(os.path.join(out, "many"), "many", many, many_model, "mpi", 4, ["node1"],
                 ceiling_gbps=10.0)
 
+    # The smallest comparison: the baseline and one knob on 2 ranks. Algorithm 3 is a quarter
+    # faster from 64K up and alike below (launch noise decides nothing there).
+    two_base = {"backend": "mpi", "np": "2"}
+    two_alg = dict(two_base, **{ALG: "3"})
+
+    def two_model(settings, coll, size):
+        t = 5e-6 + size / 4e9
+        return t * (0.75 if settings.get(ALG) == "3" and size >= 65536 else 1.0)
+    write_store(os.path.join(out, "two"), "two",
+                [(two_base, "backend=mpi np=2 (no knob set)", True),
+                 (two_alg, f"backend=mpi np=2 {ALG}=3", False)],
+                two_model, "mpi", 2, ["node1"], ceiling_gbps=10.0)
+
     nbase = {"backend": "nccl", "np": "8"}
     ring = dict(nbase, NCCL_ALGO="Ring", NCCL_PROTO="Simple")
     # Tree wins small sizes but leaves the protocol to NCCL: no tuner row may name one for it.

@@ -81,6 +81,26 @@ answer = md.split("## What to set")[1].split("## Context")[0] if "## What to set
 check(md.find("## What to set") < md.find("## Context") and
       "- 1K: allreduce\\_alg=2, +" in answer and "- 64K-1M: allreduce\\_alg=4, +" in answer and
       "- 16M: keep the baseline (no significant difference)" in answer, f"answer: {answer}")
+# Two configurations: algorithm 3 is 0.75x the time from 64K up (a third faster), alike at 1K.
+# The answer's range is the least and greatest of the table's gains over those sizes, whatever
+# order the sizes put them in.
+code, _, err = h.colltune(args, "report", "two", cwd=root)
+check(code == 0, f"report two: {err}")
+two = open(os.path.join(root, "two", "report.md")).read()
+table = two.split("## allreduce float sum")[1].split("## alltoall")[0]
+gains = {line.split(" | ")[0][2:]: float(line.split(" | ")[5].rstrip("%"))
+         for line in table.splitlines() if line.startswith("| ") and line[2:3].isdigit()}
+ranged = re.search(r"- 64K-16M: allreduce\\_alg=3, \+([\d.]+)% to \+([\d.]+)% over the baseline "
+                   r"\(significant\)", two)
+check(ranged is not None and "- 1K: keep the baseline (no significant difference)" in two,
+      f"two: answer {two.split('## Context')[0]}")
+if ranged:
+    big = [gains[s] for s in ("64K", "1M", "16M") if s in gains]
+    check(len(big) == 3 and (float(ranged[1]), float(ranged[2])) == (min(big), max(big)),
+          f"two: answer range {ranged.groups()}, table gains {big}")
+    check(all(25 < g < 42 for g in big), f"two: gains {big}, expected about +33.3% (1/0.75)")
+check("- 1K-16M: only (no knob set) measured, nothing to choose" in two,
+      "two: the alltoall panel (one configuration) must say there is nothing to choose")
 # Every CSV row's busbw from the fixture's raw samples, by nccl-tests' formulas (bytes / median,
 # GB = 1e9, times 2(n-1)/n for allreduce and (n-1)/n for alltoall), computed here.
 rows_checked = 0

@@ -13,6 +13,7 @@
 
 #include "core/sizes.hpp"
 #include "report/analysis.hpp"
+#include "report/answer.hpp"
 #include "report/escape.hpp"
 
 namespace colltune {
@@ -169,6 +170,7 @@ PanelView make_panel_view(const Panel& panel, const Dataset& d) {
                           busbw_at(cell.summary.ci_low)});
     }
     view.ceiling_gbps = std::max(view.ceiling_gbps, ceiling_for(d, id));
+    view.baselines += s.baseline ? 1 : 0;
     view.series.push_back(std::move(s));
   }
   // Replicates share their reason: one line per reason, the configurations counted.
@@ -217,6 +219,15 @@ PanelView make_panel_view(const Panel& panel, const Dataset& d) {
     if (v.tied.size() > kMaxNamed)
       tied.push_back(fmt::format("{} more", v.tied.size() - kMaxNamed));
     row.tied = fmt::format("{}", fmt::join(tied, ", "));
+    if (!named) {
+      std::vector<std::string> contenders{v.fastest};
+      contenders.insert(contenders.end(), v.tied.begin(), v.tied.end());
+      for (const auto& id : contenders) {
+        row.contenders.push_back(label_of(id));
+        if (const PointInfo* p = find_point(d, id); p != nullptr && p->baseline)
+          row.baselines_in_contention.push_back(label_of(id));
+      }
+    }
     // Crossovers only between winners the data supports.
     if (v.significant) {
       if (!previous.empty() && previous != row.winner) {
@@ -227,56 +238,6 @@ PanelView make_panel_view(const Panel& panel, const Dataset& d) {
     view.winners.push_back(std::move(row));
   }
   return view;
-}
-
-// "yes", "no significant difference", "undecided: ...": the verdict without its statistics.
-std::string verdict_of(const std::string& significance) {
-  const auto cut = significance.find_first_of("(;:");
-  std::string out = significance.substr(0, cut);
-  while (!out.empty() && (out.back() == ' ' || out.back() == ',')) out.pop_back();
-  return out.rfind("yes", 0) == 0 ? "significant" : out;
-}
-
-AnswerView answer_of(const PanelView& panel) {
-  AnswerView answer{
-      panel.shared.empty() ? panel.title : fmt::format("{} ({})", panel.title, panel.shared), {}};
-  const auto& rows = panel.winners;
-  for (std::size_t i = 0; i < rows.size();) {
-    std::size_t j = i;
-    while (j + 1 < rows.size() && rows[j + 1].winner == rows[i].winner &&
-           verdict_of(rows[j + 1].significance) == verdict_of(rows[i].significance)) {
-      ++j;
-    }
-    const std::string range = i == j ? rows[i].size : rows[i].size + "-" + rows[j].size;
-    const std::string verdict = verdict_of(rows[i].significance);
-    if (verdict == "only one configuration") {
-      answer.lines.push_back(
-          fmt::format("{}: only {} measured, nothing to choose", range, rows[i].winner));
-      i = j + 1;
-      continue;
-    }
-    std::string what;
-    if (rows[i].winner == "no significant difference") {
-      what = "keep the baseline";
-    } else if (rows[i].vs_baseline == "is the baseline") {
-      what = "keep the baseline, the fastest";
-    } else if (rows[i].vs_baseline == "n/a") {
-      what = rows[i].winner + ", no baseline measured to compare with";
-    } else {
-      // The gain over the range as its least and greatest, whatever order the sizes put them in.
-      double least = rows[i].gain_over_baseline, greatest = least;
-      for (std::size_t k = i; k <= j; ++k) {
-        least = std::min(least, rows[k].gain_over_baseline);
-        greatest = std::max(greatest, rows[k].gain_over_baseline);
-      }
-      what = fmt::format("{}, {} over the baseline", rows[i].winner,
-                         i == j ? rows[i].vs_baseline
-                                : fmt::format("{:+.1f}% to {:+.1f}%", least * 100, greatest * 100));
-    }
-    answer.lines.push_back(fmt::format("{}: {} ({})", range, what, verdict));
-    i = j + 1;
-  }
-  return answer;
 }
 
 // The line of a failed launch's log that says why: colltune's own error line when there is one,

@@ -34,13 +34,18 @@ struct WinnerRow {
   double gain_over_baseline = 0;  // baseline time / winner time - 1, when vs_baseline is a number
   std::string significance;       // "yes (p=0.001)", "no (p=0.40)", "too few samples"
   std::string tied;               // labels not distinguishable from the winner
+  // Unnamed winner only: the configurations still in contention (the fastest, then those tied
+  // with it), and which of them are baselines: "keep the baseline" holds only if one is.
+  std::vector<std::string> contenders;
+  std::vector<std::string> baselines_in_contention;
 };
 
 struct PanelView {
   std::string title;
   std::string shared;    // settings every configuration of the panel has; labels leave them out
   std::string key_note;  // what the labels' short names stand for: "allreduce_alg = OMPI_MCA_..."
-  double ceiling_gbps = 0;  // the copy ceiling busbw is held against; 0 when not measured
+  std::size_t baselines = 0;  // baseline configurations among the lines (one per placement)
+  double ceiling_gbps = 0;    // the copy ceiling busbw is held against; 0 when not measured
   std::vector<SeriesView> series;
   std::vector<WinnerRow> winners;
   std::vector<std::string> changes;  // "at 64K: A -> B"

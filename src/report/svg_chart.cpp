@@ -146,9 +146,19 @@ std::vector<PanelView> small_multiples(const PanelView& panel) {
     PanelView part = panel;
     part.title = fmt::format("{}: {}={}", panel.title, best, value);
     part.series.clear();
+    // The part's title states the split word, so its labels leave it out.
+    const std::string word = best + "=" + value;
     for (std::size_t i = 0; i < panel.series.size(); ++i) {
       const auto it = settings[i].find(best);
-      if (it == settings[i].end() || it->second == value) part.series.push_back(panel.series[i]);
+      if (it != settings[i].end() && it->second != value) continue;
+      SeriesView series = panel.series[i];
+      std::istringstream in(series.label);
+      std::string label;
+      for (std::string w; in >> w;) {
+        if (w != word) label += (label.empty() ? "" : " ") + w;
+      }
+      if (!label.empty()) series.label = label;
+      part.series.push_back(std::move(series));
     }
     parts.push_back(std::move(part));
   }

@@ -326,6 +326,8 @@ TEST(SmallMultiples, SplitByTheSettingWithFewestValuesBaselineInEach) {
   for (const auto& part : parts) {
     ASSERT_EQ(part.series.size(), 6u);
     EXPECT_TRUE(part.series[0].baseline);
+    EXPECT_EQ(part.series[0].label, "(no knob set)");
+    EXPECT_EQ(part.series[1].label, "alg=1");  // the part's title says which seg
   }
   panel.series.resize(12);
   EXPECT_EQ(small_multiples(panel).size(), 1u);

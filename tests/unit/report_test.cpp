@@ -4,7 +4,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
+#include <sstream>
 #include <tuple>
 
 #include "core/cpulist.hpp"
@@ -210,6 +212,67 @@ TEST(ReportView, WarningsAreGroupedAndCounted) {
   EXPECT_EQ(view.warnings[0].labels, (std::vector<std::string>{"alg=1", "alg=2", "alg=3"}));
   EXPECT_EQ(view.warnings[1].labels, (std::vector<std::string>{"alg=3"}));
   EXPECT_EQ(first_of({"a", "b", "c", "d", "e"}, 3), "a, b, c and 2 more");
+}
+
+// One allreduce record of 1 KiB per point, its settings read from its label ("key=value"
+// words): enough for a panel with a line per label.
+Dataset labelled(const std::vector<std::string>& labels) {
+  Dataset d;
+  d.kind = "sweep";
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    const std::string id(1, static_cast<char>('a' + i));
+    std::map<std::string, std::string> settings;
+    std::istringstream words(labels[i]);
+    for (std::string w; words >> w;) {
+      if (const auto eq = w.find('='); eq != std::string::npos)
+        settings[w.substr(0, eq)] = w.substr(eq + 1);
+    }
+    d.points.push_back({id, labels[i], settings, i == 0});
+    d.launches.push_back({id, 1, "done", 0, std::nullopt, {}, {}});
+    Record r;
+    r.point_id = id;
+    r.collective = "allreduce";
+    r.dtype = "float";
+    r.op = "sum";
+    r.nranks = 4;
+    r.bytes = 1024;
+    r.samples_seconds = {1e-5, 1.1e-5, 1.2e-5};
+    d.records.push_back(r);
+  }
+  return d;
+}
+
+std::vector<std::string> series_labels(const PanelView& panel) {
+  std::vector<std::string> out;
+  for (const auto& s : panel.series) out.push_back(s.label);
+  return out;
+}
+
+TEST(ReportView, LabelsKeepWhatDiffersAndShortenOpenMpiNames) {
+  const ReportView view = make_report_view(
+      labelled({"backend=mpi np=4 (no knob set)",
+                "backend=mpi np=4 OMPI_MCA_coll_tuned_allreduce_algorithm=4",
+                "backend=mpi np=4 OMPI_MCA_coll_tuned_allreduce_algorithm_segmentsize=8192"}));
+  ASSERT_EQ(view.panels.size(), 1u);
+  EXPECT_EQ(view.panels[0].shared, "backend=mpi np=4");
+  EXPECT_EQ(
+      series_labels(view.panels[0]),
+      (std::vector<std::string>{"(no knob set)", "allreduce_alg=4", "allreduce_alg_seg=8192"}));
+  EXPECT_EQ(view.panels[0].key_note,
+            "allreduce_alg = OMPI_MCA_coll_tuned_allreduce_algorithm; allreduce_alg_seg = "
+            "OMPI_MCA_coll_tuned_allreduce_algorithm_segmentsize");
+}
+
+TEST(ReportView, LabelsThatWouldShortenAlikeStayWhole) {
+  // Two different parameters whose short names coincide: shortening would make them one line.
+  const std::vector<std::string> full{"backend=mpi (no knob set)",
+                                      "backend=mpi OMPI_MCA_coll_tuned_allreduce_algorithm=1",
+                                      "backend=mpi OMPI_MCA_allreduce_algorithm=1"};
+  const ReportView view = make_report_view(labelled(full));
+  ASSERT_EQ(view.panels.size(), 1u);
+  EXPECT_EQ(series_labels(view.panels[0]), full);
+  EXPECT_EQ(view.panels[0].shared, "");
+  EXPECT_EQ(view.panels[0].key_note, "");
 }
 
 // Three settings raced in one launch: a (the baseline), b and c, at two sizes.

@@ -25,7 +25,7 @@ std::string render_markdown(const ReportView& v) {
         "\n## Launches that did not finish\n\n| configuration | round | status | reason "
         "|\n|---|---|---|---|\n";
     for (const auto& f : v.failures) {
-      md += fmt::format("| {} | {} | {} | {} |\n", e(f.point), f.round, f.status, e(f.detail));
+      md += fmt::format("| {} | {} | {} | {} |\n", e(f.point), f.round, e(f.status), e(f.detail));
     }
   }
   if (!v.warnings.empty()) {
@@ -47,7 +47,7 @@ std::string render_markdown(const ReportView& v) {
       for (const auto& w : panel.winners) {
         md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", w.size, e(w.winner),
                           w.busbw, w.of_ceiling, e(w.vs_runner_up), e(w.vs_baseline),
-                          w.significance, e(w.tied));
+                          e(w.significance), e(w.tied));
       }
     }
     if (!panel.changes.empty()) {

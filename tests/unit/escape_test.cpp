@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "report/markdown_report.hpp"
+#include "report/view.hpp"
+
 namespace colltune {
 namespace {
 
@@ -13,6 +16,22 @@ TEST(Escape, Html) {
 
 TEST(Escape, MarkdownTableCellsStayCells) {
   EXPECT_EQ(markdown_escape("a|b\nc_d <i>"), "a\\|b c\\_d \\<i>");
+}
+
+// Every cell of the winners table comes from the store one way or another: a race's verdict
+// names the labels it eliminated, and a label may hold anything a spec's value held.
+TEST(Escape, EveryWinnersCellIsEscapedInMarkdown) {
+  ReportView view;
+  PanelView panel;
+  WinnerRow row;
+  row.size = "1K";
+  row.winner = "no significant difference";
+  row.significance = "race undecided; eliminated: X=a|b<i> (turn 8)";
+  row.tied = "Y=c|d";
+  panel.winners.push_back(row);
+  view.panels.push_back(panel);
+  const std::string md = render_markdown(view);
+  EXPECT_NE(md.find("eliminated: X=a\\|b\\<i> (turn 8) | Y=c\\|d |"), std::string::npos) << md;
 }
 
 // Plain text in the .md: no HTML entities, yet no tag or entity can form.

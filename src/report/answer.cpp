@@ -30,7 +30,13 @@ std::string advice_of(const WinnerRow& row, const PanelView& panel) {
     return row.winner;  // the gain over the baseline follows
   }
   if (row.baselines_in_contention.empty()) {
-    // Every baseline is out: something beats the library's choice, but not yet one thing.
+    // Every baseline is out: something beats the library's choice; a race that ended tied says
+    // the survivors are alike; an undecided one has not told them apart.
+    if (verdict.rfind("race tied", 0) == 0) {
+      return fmt::format("not the baseline (slower); any of {} tied: {}",
+                         counted(row.contenders.size(), "configuration"),
+                         first_of(row.contenders, 3));
+    }
     return fmt::format("not the baseline (slower), but undecided among {}: {}",
                        counted(row.contenders.size(), "configuration"),
                        first_of(row.contenders, 3));

@@ -65,6 +65,15 @@ TEST(Answer, EveryBaselineOutMeansChangeSomethingButNotWhat) {
             "alg=5 and 1 more (race undecided)");
 }
 
+TEST(Answer, ARaceTiedWithoutTheBaselineOffersAnyOfTheTied) {
+  const auto answer = answer_of(
+      panel_of({unnamed("8", {"alg=1", "alg=6"}, {}, "race tied at turn 18 (within 5%)")}, 1));
+  ASSERT_EQ(answer.lines.size(), 1u);
+  EXPECT_EQ(answer.lines[0],
+            "8: not the baseline (slower); any of 2 configurations tied: alg=1, alg=6 (race tied "
+            "at turn 18)");
+}
+
 TEST(Answer, ATieHoldingTheBaselineKeepsItAndCountsTheOthersOverTheRange) {
   const auto answer =
       answer_of(panel_of({unnamed("8", {"alg=1", "(no knob set)", "alg=2"}, {"(no knob set)"},

@@ -29,8 +29,8 @@ inline constexpr std::size_t kMaxLinesPerChart = 12;
 // `panel` as small multiples when it has more than kMaxLinesPerChart lines: split by the label
 // word ("key=value") whose key has the fewest values that still bring every part within the
 // limit; the baseline is drawn in every part. Each part's title names its value, and its labels
-// leave that word out. One part (the
-// panel itself, title unchanged) when it fits, or when no key splits it.
+// leave that word out. One part (the panel itself, title unchanged) when it fits, or when no key
+// splits it.
 std::vector<PanelView> small_multiples(const PanelView& panel);
 
 // One chart of `panel`, or "" when it has no points. `chart_index` makes element ids unique.

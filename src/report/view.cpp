@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <climits>
 #include <functional>
 #include <map>
 #include <set>
@@ -61,12 +62,24 @@ using Labeler = std::function<std::string(const std::string&)>;
 std::string significance_text(const SizeVerdict& v, const Panel& panel, const Labeler& label_of) {
   if (v.race != RaceOutcome::kNotRaced) {
     std::vector<std::string> dropped;
+    int first_out = INT_MAX, last_out = 0;
     for (const auto& id : v.eliminated) {
-      dropped.push_back(
-          fmt::format("{} (turn {})", label_of(id), panel.cells.at(id).at(v.bytes).race_turn));
+      const int at = panel.cells.at(id).at(v.bytes).race_turn;
+      dropped.push_back(fmt::format("{} (turn {})", label_of(id), at));
+      first_out = std::min(first_out, at);
+      last_out = std::max(last_out, at);
     }
-    const std::string out =
-        dropped.empty() ? "" : fmt::format("; eliminated: {}", first_of(dropped, 3));
+    // A few are named; many only counted (the tied column names who is left), so a row stays
+    // a few lines tall.
+    std::string out;
+    if (dropped.size() > 3) {
+      out =
+          first_out == last_out
+              ? fmt::format("; {} eliminated at turn {}", dropped.size(), first_out)
+              : fmt::format("; {} eliminated at turns {}-{}", dropped.size(), first_out, last_out);
+    } else if (!dropped.empty()) {
+      out = fmt::format("; eliminated: {}", fmt::join(dropped, ", "));
+    }
     const int turn = panel.cells.at(v.fastest).at(v.bytes).race_turn;
     switch (v.race) {
       case RaceOutcome::kWon:

@@ -5,16 +5,13 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <set>
 #include <sstream>
-#include <tuple>
 
 #include "core/cpulist.hpp"
 #include "core/environment.hpp"
 #include "report/analysis.hpp"
 #include "report/console_reporter.hpp"
 #include "report/escape.hpp"
-#include "report/svg_chart.hpp"
 #include "report/view.hpp"
 #include "store/atomic_file.hpp"
 #include "store/record.hpp"
@@ -275,28 +272,34 @@ TEST(ReportView, LabelsThatWouldShortenAlikeStayWhole) {
   EXPECT_EQ(view.panels[0].key_note, "");
 }
 
-// Three settings raced in one launch: a (the baseline), b and c, at two sizes.
-Dataset raced(RaceOutcome a, RaceOutcome b, RaceOutcome c, std::vector<double> medians) {
+// Settings raced in one launch at 1 KiB: a (the baseline), b, c... (algorithms 2, 3...), each
+// with its outcome and median; eliminated ones out at `eliminated_turn`, the rest at turn 20.
+Dataset raced(const std::vector<RaceOutcome>& outcomes, const std::vector<double>& medians,
+              const std::vector<int>& eliminated_turn = {}) {
   Dataset d;
   d.kind = "sweep";
-  d.points = {
-      {"a", "a", {{"backend", "mpi"}}, true},
-      {"b", "b", {{"backend", "mpi"}, {"OMPI_MCA_coll_tuned_allreduce_algorithm", "2"}}, false},
-      {"c", "c", {{"backend", "mpi"}, {"OMPI_MCA_coll_tuned_allreduce_algorithm", "3"}}, false}};
-  d.launches = {{"a", 1, "done", 0, std::nullopt, {}, {"b", "c"}},
-                {"b", 1, "done", 0, std::nullopt, {}, {"a", "c"}},
-                {"c", 1, "done", 0, std::nullopt, {}, {"a", "b"}}};
-  const RaceOutcome outcomes[] = {a, b, c};
-  for (int k = 0; k < 3; ++k) {
+  std::vector<std::string> ids;
+  for (std::size_t k = 0; k < outcomes.size(); ++k) ids.emplace_back(1, static_cast<char>('a' + k));
+  for (std::size_t k = 0; k < outcomes.size(); ++k) {
+    std::map<std::string, std::string> settings{{"backend", "mpi"}};
+    if (k > 0) settings["OMPI_MCA_coll_tuned_allreduce_algorithm"] = std::to_string(k + 1);
+    d.points.push_back({ids[k], ids[k], settings, k == 0});
+    std::vector<std::string> others;
+    for (const auto& id : ids) {
+      if (id != ids[k]) others.push_back(id);
+    }
+    d.launches.push_back({ids[k], 1, "done", 0, std::nullopt, {}, others});
     Record r;
-    r.point_id = std::string(1, static_cast<char>('a' + k));
+    r.point_id = ids[k];
     r.collective = "allreduce";
     r.dtype = "float";
     r.op = "sum";
     r.nranks = 2;
     r.bytes = 1024;
     r.race = outcomes[k];
-    r.race_turn = outcomes[k] == RaceOutcome::kEliminated ? 8 : 20;
+    r.race_turn = outcomes[k] != RaceOutcome::kEliminated ? 20
+                  : k < eliminated_turn.size()            ? eliminated_turn[k]
+                                                          : 8;
     for (int t = 0; t < r.race_turn; ++t) r.samples_seconds.push_back(medians[k] * (1 + 0.001 * t));
     d.records.push_back(r);
   }
@@ -306,7 +309,7 @@ Dataset raced(RaceOutcome a, RaceOutcome b, RaceOutcome c, std::vector<double> m
 TEST(RacedVerdicts, AnEliminatedSettingIsNeverTheFastestAndAWinIsSignificant) {
   // c's eight samples have the lowest median, but the race eliminated it (a pathological pair of
   // outcomes): b, which won, is the answer.
-  const Dataset d = raced(RaceOutcome::kEliminated, RaceOutcome::kWon, RaceOutcome::kEliminated,
+  const Dataset d = raced({RaceOutcome::kEliminated, RaceOutcome::kWon, RaceOutcome::kEliminated},
                           {2e-6, 1e-6, 0.5e-6});
   const auto panels = build_panels(d);
   ASSERT_EQ(panels.size(), 1u);
@@ -318,7 +321,7 @@ TEST(RacedVerdicts, AnEliminatedSettingIsNeverTheFastestAndAWinIsSignificant) {
 }
 
 TEST(RacedVerdicts, ATieThatHoldsTheBaselineKeepsItAndNamesNoWinner) {
-  const Dataset d = raced(RaceOutcome::kTied, RaceOutcome::kTied, RaceOutcome::kEliminated,
+  const Dataset d = raced({RaceOutcome::kTied, RaceOutcome::kTied, RaceOutcome::kEliminated},
                           {1.02e-6, 1e-6, 3e-6});
   const auto verdicts = winners(build_panels(d)[0], d);
   ASSERT_EQ(verdicts.size(), 1u);
@@ -334,8 +337,9 @@ TEST(RacedVerdicts, ATieThatHoldsTheBaselineKeepsItAndNamesNoWinner) {
 }
 
 TEST(RacedVerdicts, AnUndecidedRaceNamesNoWinner) {
-  const Dataset d = raced(RaceOutcome::kUndecided, RaceOutcome::kUndecided,
-                          RaceOutcome::kEliminated, {1.1e-6, 1e-6, 3e-6});
+  const Dataset d =
+      raced({RaceOutcome::kUndecided, RaceOutcome::kUndecided, RaceOutcome::kEliminated},
+            {1.1e-6, 1e-6, 3e-6});
   const auto verdicts = winners(build_panels(d)[0], d);
   ASSERT_EQ(verdicts.size(), 1u);
   EXPECT_EQ(verdicts[0].fastest, "b");
@@ -343,57 +347,18 @@ TEST(RacedVerdicts, AnUndecidedRaceNamesNoWinner) {
   EXPECT_EQ(verdicts[0].tied, (std::vector<std::string>{"a"}));
 }
 
-}  // namespace
-}  // namespace colltune
-
-namespace colltune {
-namespace {
-
-// Every line of a chart looks different: 30 lines (and up to 160) never share colour, dash and
-// marker all three, and the first ten differ by colour alone.
-TEST(LineStyle, DistinctForThirtyLinesAndMore) {
-  std::set<std::tuple<std::string, std::string, int>> looks;
-  for (std::size_t i = 0; i < kDistinctLineStyles; ++i) {
-    const LineStyle s = line_style(i);
-    EXPECT_TRUE(looks.insert({s.color, s.dash, s.marker}).second) << "line " << i;
-    if (i == 29) {
-      EXPECT_EQ(looks.size(), 30u);
-    }
-  }
-  std::set<std::string> first_colors;
-  for (std::size_t i = 0; i < 10; ++i) first_colors.insert(line_style(i).color);
-  EXPECT_EQ(first_colors.size(), 10u);
-}
-
-}  // namespace
-}  // namespace colltune
-
-namespace colltune {
-namespace {
-
-// 1 baseline + 5 algorithms x 3 segment sizes: split by the segment size (3 values, the fewest
-// that fits), the baseline in every part; 12 lines or fewer stay one chart.
-TEST(SmallMultiples, SplitByTheSettingWithFewestValuesBaselineInEach) {
-  PanelView panel;
-  panel.title = "allreduce";
-  panel.series.push_back({"(no knob set)", true, {}});
-  for (const char* alg : {"1", "2", "3", "4", "5"}) {
-    for (const char* seg : {"0", "8192", "65536"}) {
-      panel.series.push_back({std::string("alg=") + alg + " seg=" + seg, false, {}});
-    }
-  }
-  const auto parts = small_multiples(panel);
-  ASSERT_EQ(parts.size(), 3u);
-  EXPECT_EQ(parts[0].title, "allreduce: seg=0");
-  EXPECT_EQ(parts[1].title, "allreduce: seg=8192");  // numbers in numeric order
-  for (const auto& part : parts) {
-    ASSERT_EQ(part.series.size(), 6u);
-    EXPECT_TRUE(part.series[0].baseline);
-    EXPECT_EQ(part.series[0].label, "(no knob set)");
-    EXPECT_EQ(part.series[1].label, "alg=1");  // the part's title says which seg
-  }
-  panel.series.resize(12);
-  EXPECT_EQ(small_multiples(panel).size(), 1u);
+// Many eliminated: counted with the turns they went out at, not listed (the tied column says who
+// is left), so a row stays short.
+TEST(RacedVerdicts, ManyEliminatedAreCountedWithTheirTurns) {
+  const Dataset d =
+      raced({RaceOutcome::kTied, RaceOutcome::kTied, RaceOutcome::kEliminated,
+             RaceOutcome::kEliminated, RaceOutcome::kEliminated, RaceOutcome::kEliminated},
+            {1.02e-6, 1e-6, 3e-6, 3e-6, 4e-6, 5e-6}, {0, 0, 8, 8, 10, 12});
+  const ReportView view = make_report_view(d);
+  ASSERT_FALSE(view.panels.empty());
+  ASSERT_FALSE(view.panels[0].winners.empty());
+  EXPECT_EQ(view.panels[0].winners[0].significance,
+            "race tied at turn 20, the baseline among them: keep it; 4 eliminated at turns 8-12");
 }
 
 }  // namespace

@@ -67,7 +67,14 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
   // Ranks of the measured communicator: -g GPUs per process on a GPU backend.
   const int nranks = world.size() * options.backend_options.gpus;
   check_against_world(options, nranks);
-  const auto plan = plan_run(options, nranks);
+  const RunPlan run_plan = plan_run(options, nranks);
+  const std::vector<Collective>& plan = run_plan.ops;
+  if (plan.empty()) {
+    throw ConfigError(fmt::format(
+        "--maxbytes: {} B holds less than one element per block of what was asked on {} ranks; "
+        "allowed: {} or more",
+        options.max_bytes, nranks, run_plan.smallest_useful_bytes));
+  }
 
   std::vector<std::unique_ptr<Reporter>> reporters;
   std::string json_error;
@@ -102,6 +109,8 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
   for (auto& r : reporters) r->begin(context);
   if (world.rank() == 0) {
     for (const std::string& note : options.notes)
+      std::fprintf(stderr, "colltune: %s\n", note.c_str());
+    for (const std::string& note : run_plan.left_out)
       std::fprintf(stderr, "colltune: %s\n", note.c_str());
   }
 

@@ -34,7 +34,8 @@ class ConsoleReporter : public Reporter {
   double busbw_sum_ = 0;
   int busbw_rows_ = 0;
   std::uint64_t wrong_total_ = 0;
-  bool checked_ = false;
+  bool checked_ = false;      // some row was validated
+  bool check_asked_ = false;  // --check > 0: "off" would be wrong when no row could be checked
 };
 
 // One half of a row: "time algbw busbw #wrong", as the console prints it.

@@ -1,15 +1,18 @@
 #include "runner/plan.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "core/sizes.hpp"
 
 namespace colltune {
 
-std::vector<Collective> plan_run(const RunOptions& options, int nranks) {
+RunPlan plan_run(const RunOptions& options, int nranks) {
   const auto sizes =
       sweep_sizes(options.min_bytes, options.max_bytes, options.step_factor, options.step_bytes);
-  std::vector<Collective> plan;
+  RunPlan result;
+  std::vector<Collective>& plan = result.ops;
   for (CollKind kind : options.colls) {
     if (!moves_data(kind)) {  // barrier: one row, whatever the sizes and types asked for
       Collective c;
@@ -20,6 +23,19 @@ std::vector<Collective> plan_run(const RunOptions& options, int nranks) {
       continue;
     }
     for (DType dtype : options.dtypes) {
+      // nccl-tests would run such sizes as 0-byte ops; a row of nothing measures nothing.
+      const std::uint64_t one_each = element_bytes(dtype) * blocks_per_op(kind, nranks);
+      result.smallest_useful_bytes = std::max(result.smallest_useful_bytes, one_each);
+      const auto too_small = std::count_if(sizes.begin(), sizes.end(),
+                                           [&](std::uint64_t bytes) { return bytes < one_each; });
+      if (too_small > 0) {
+        result.left_out.push_back(
+            fmt::format("{} {} on {} ranks: {} left out ({} B holds one element per block)",
+                        name(kind), name(dtype), nranks,
+                        too_small == 1 ? fmt::format("{} B", sizes.front())
+                                       : fmt::format("{} sizes below {} B", too_small, one_each),
+                        one_each));
+      }
       const std::vector<ReduceOp> ops =
           is_reduction(kind) ? options.ops : std::vector<ReduceOp>{ReduceOp::kNone};
       for (ReduceOp op : ops) {
@@ -50,7 +66,7 @@ std::vector<Collective> plan_run(const RunOptions& options, int nranks) {
       }
     }
   }
-  return plan;
+  return result;
 }
 
 }  // namespace colltune

@@ -16,6 +16,10 @@ cases = [
     (["--coll", "broadcast", "-r", str(args.np)],
      f"-r/--root: {args.np} is not a rank of this job; allowed: 0 to {args.np - 1}"),
     (["--timeout", "soon"], "--timeout: 'soon' is not allowed"),
+    # 4 B holds no float for each rank of an alltoall: one float (4 B) per rank is 4 x np.
+    (["--coll", "alltoall", "-b", "4", "-e", "4"],
+     f"--maxbytes: 4 B holds less than one element per block of what was asked on {args.np} "
+     f"ranks; allowed: {4 * args.np} or more"),
     (["--frobnicate"], "--frobnicate: not a colltune run flag; allowed: the flags colltune run "
                        "--help lists"),
     (["--repetition", "3"], "--repetition: not a colltune run flag (did you mean --repetitions?)"),

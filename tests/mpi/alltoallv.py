@@ -59,6 +59,17 @@ check(rows and sorted(rows[0]["exchange"]["recv_bytes"]) == expected,
 check(rows and abs(rows[0]["exchange"]["imbalance"] - 4 * n / (n + 3)) < 1e-12,
       f"hot:4 imbalance {rows and rows[0]['exchange']['imbalance']}, by hand {4 * n / (n + 3)}")
 
+# The console header gives the pattern's own skew, not the smallest size's rounding: zipf:1 sends
+# 1/k of a row to the destination of popularity k, so the most popular receives n x 1/H(n) rows
+# (H the harmonic number: 2 ranks 1.33, 3 ranks 1.64, 4 ranks 1.92), though a 64 B row of 16
+# floats on 2 ranks splits 11 : 5 (1.38) and on 4 ranks 8 : 4 : 2 : 2 (2.00) in whole elements.
+code, stdout, stderr, _ = harness.run(args, [
+    "--coll", "alltoallv", "--exchange", "zipf:1", "-b", "64", "-e", "64", "-n", "2", "-w", "1",
+    "--repetitions", "2"])
+skew = n / sum(1 / k for k in range(1, n + 1))
+check(code == 0 and f"the busiest rank moves {skew:.2f}x the mean" in stdout,
+      f"zipf:1 header: expected {skew:.2f}x: {[l for l in stdout.splitlines() if 'exchange' in l]}")
+
 # uniform moves what alltoall moves. Times: alternating launches, a loose 2x band that still
 # catches an alltoallv sending n times the data (a per-peer count mistaken for a total).
 if n == 2:

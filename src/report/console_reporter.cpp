@@ -73,12 +73,12 @@ void ConsoleReporter::add(const Measurement& m) {
       // where rounding no longer matters; each record and CSV row carries its own.
       Collective large = m.coll;
       large.count = std::size_t{1} << 24;
+      const double imbalance = exchange_totals(large, m.nranks).imbalance;
       fmt::print(out_,
-                 "# exchange {} (seed {}): the busiest rank moves {:.2f}x the mean (less at small "
-                 "sizes, in whole elements); size is the mean bytes per rank, algbw is from the "
-                 "busiest rank's bytes\n",
-                 exchange_name(m.coll.exchange), m.coll.exchange.seed,
-                 exchange_totals(large, m.nranks).imbalance);
+                 "# exchange {} (seed {}): the busiest rank moves {:.2f}x the mean{}; size is the "
+                 "mean bytes per rank, algbw is from the busiest rank's bytes\n",
+                 exchange_name(m.coll.exchange), m.coll.exchange.seed, imbalance,
+                 imbalance > 1 ? " (less at small sizes, in whole elements)" : "");
     }
     fmt::print(out_, "#{:>83}{:>34}\n", "out-of-place", "in-place");
     fmt::print(

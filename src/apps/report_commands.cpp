@@ -19,6 +19,7 @@
 #include "report/markdown_report.hpp"
 #include "report/tune.hpp"
 #include "report/view.hpp"
+#include "store/atomic_file.hpp"
 #include "store/json_text.hpp"
 #include "store/manifest.hpp"
 #include "store/results.hpp"
@@ -59,7 +60,8 @@ double parse_fraction(const std::string& text, const std::string& flag) {
   }
   double value = -1;
   auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
-  if (ec != std::errc() || end != number.data() + number.size() || value < 0) {
+  if (ec != std::errc() || end != number.data() + number.size() || !std::isfinite(value) ||
+      value < 0) {
     throw ConfigError(
         fmt::format("{}: '{}' is not allowed; allowed: a percentage like 5% or a "
                     "fraction like 0.05",
@@ -86,33 +88,65 @@ double parse_slowdown(const std::string& text) {
   return fraction;
 }
 
+// The largest launch-to-launch spread a noise floor may claim: sd 1 of the log is a factor e
+// (172%) between typical launches, beyond which a single launch says nothing about a 5% change.
+constexpr double kMaxNoiseFloorSdLog = 1.0;
+
 // "4%" (the spread of one launch's median, relative) or a file `colltune noise --out` wrote.
 void parse_noise_floor(const std::string& text, CompareOptions& o) {
+  const std::string allowed =
+      "allowed: a percentage above 0% and below 100% like 4%, or a file written by colltune "
+      "noise --out";
   if (!text.empty() && text.back() == '%' && !fs::exists(text)) {
     const double relative = parse_fraction(text, "--noise-floor");
-    if (relative <= 0 || relative >= 1)
-      throw ConfigError(fmt::format(
-          "--noise-floor: '{}' is not allowed; allowed: above 0% and below 100%", text));
+    if (!(relative > 0 && relative < 1))
+      throw ConfigError(fmt::format("--noise-floor: '{}' is not allowed; {}", text, allowed));
     o.noise_floor_sd = std::log1p(relative);
     o.noise_floor_source = "--noise-floor " + text;
     return;
   }
+  if (!fs::exists(text)) {
+    double number = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), number);
+    throw ConfigError(fmt::format("--noise-floor: '{}' {}; {}", text,
+                                  ec == std::errc() && end == text.data() + text.size()
+                                      ? "is a bare number (a fraction or a percentage?)"
+                                      : "is neither a percentage nor an existing file",
+                                  allowed));
+  }
   const auto j = nlohmann::json::parse(read_file(text), nullptr, false);
-  if (j.is_discarded() || !j.contains("launch_sd_log") || !j["launch_sd_log"].is_number() ||
-      !(j["launch_sd_log"].get<double>() > 0)) {
-    throw ConfigError(fmt::format(
-        "--noise-floor: '{}' is not allowed; allowed: a percentage like 4% or a file written by "
-        "colltune noise --out (with launch_sd_log above 0)",
-        text));
+  const auto field_error = [&](const char* field, const std::string& domain) {
+    return ConfigError(fmt::format(
+        "--noise-floor: {}: field '{}' {}; allowed: {}", text, field,
+        j.is_object() && j.contains(field) ? "is " + j[field].dump() : std::string("is missing"),
+        domain));
+  };
+  if (!j.is_object())
+    throw ConfigError(fmt::format("--noise-floor: '{}' is not a JSON object; {}", text, allowed));
+  const auto number_in = [&](const char* field, double low, double high, bool whole) {
+    const auto it = j.find(field);
+    if (it == j.end() || !it->is_number()) return false;
+    const double v = it->get<double>();
+    return std::isfinite(v) && v > low && v <= high && (!whole || v == std::floor(v));
+  };
+  if (!number_in("launch_sd_log", 0, kMaxNoiseFloorSdLog, false))
+    throw field_error("launch_sd_log",
+                      fmt::format("a number above 0 and at most {:g}", kMaxNoiseFloorSdLog));
+  if (!number_in("degrees_of_freedom", 0, 1e12, true))
+    throw field_error("degrees_of_freedom", "a whole number of 1 or more");
+  if (!number_in("cells", 0, 1e12, true)) throw field_error("cells", "a whole number of 1 or more");
+  for (const char* field : {"source", "created_utc"}) {
+    if (!j.contains(field) || !j[field].is_string()) throw field_error(field, "a string");
   }
   o.noise_floor_sd = j["launch_sd_log"].get<double>();
-  o.noise_floor_source = fmt::format("{} (measured {} from {})", text, j.value("created_utc", "?"),
-                                     j.value("source", "?"));
+  o.noise_floor_source =
+      fmt::format("{} (measured {} from {})", text, j["created_utc"].get<std::string>(),
+                  j["source"].get<std::string>());
 }
 
 void print_left_out(const Dataset& d) {
   for (const auto& line : d.left_out)
-    std::fprintf(stderr, "colltune: warning: record left out: %s\n", line.c_str());
+    std::fprintf(stderr, "colltune: warning: left out: %s\n", line.c_str());
 }
 
 }  // namespace
@@ -131,19 +165,23 @@ int report_command(const std::vector<std::string>& args) {
   bool skip_bad = false;
   app.add_flag("--skip-bad-records", skip_bad, kSkipBadHelp);
   if (parse_or_help(app, args, "report")) return 0;
-  const Dataset d = load_dataset(input, LoadOptions{skip_bad});
-  print_left_out(d);
+  // Where the files go is checked before anything is read, so a read-only store fails at once.
+  const std::string out_flag =
+      out_dir.empty() ? "results (report writes into it; see --out)" : "--out";
   if (out_dir.empty()) {
     out_dir = fs::is_directory(input) ? input : fs::path(input).parent_path().string();
     if (out_dir.empty()) out_dir = ".";
   }
+  check_output_directory(out_flag, out_dir);
+  const Dataset d = load_dataset(input, LoadOptions{skip_bad});
+  print_left_out(d);
   std::error_code made;
   if (!fs::exists(out_dir)) fs::create_directories(out_dir, made);  // the input read well
   if (made || !fs::is_directory(out_dir)) {
     throw ConfigError(fmt::format(
-        "--out: '{}' is not a directory and cannot be one{}; allowed: a directory (made when "
+        "{}: '{}' is not a directory and cannot be one{}; allowed: a directory (made when "
         "missing)",
-        out_dir, made ? " (" + made.message() + ")" : ""));
+        out_flag, out_dir, made ? " (" + made.message() + ")" : ""));
   }
   const ReportView view = make_report_view(d);
   const std::string stem = fs::is_directory(input) ? "" : fs::path(input).stem().string() + ".";
@@ -151,6 +189,8 @@ int report_command(const std::vector<std::string>& args) {
       {stem + "report.md", render_markdown(view)},
       {stem + "report.html", render_html(view)},
       {stem + "results.csv", render_csv(d)}};
+  for (const auto& [name, text] : files)
+    check_output_path(out_flag, (fs::path(out_dir) / name).string());
   for (const auto& [name, text] : files) {
     const std::string path = (fs::path(out_dir) / name).string();
     write_file_atomic(path, text);
@@ -206,10 +246,11 @@ int compare_command(const std::vector<std::string>& args) {
   CompareOptions o;
   o.max_slowdown = parse_slowdown(slowdown);
   o.alpha = parse_fraction(alpha, "--alpha");
-  if (o.alpha <= 0 || o.alpha >= 1) {
+  if (!(o.alpha > 0 && o.alpha < 1)) {
     throw ConfigError(fmt::format("--alpha: '{}' is not allowed; allowed: between 0 and 1", alpha));
   }
   if (!noise.empty()) parse_noise_floor(noise, o);
+  if (!junit.empty()) check_output_path("--junit", junit);
   o.allow_incomplete = allow_incomplete;
   const LoadOptions load{skip_bad};
   const Dataset a = load_datasets(base, load);
@@ -236,6 +277,7 @@ int noise_command(const std::vector<std::string>& args) {
                  "only)")
       ->option_text("FILE");
   if (parse_or_help(app, args, "noise")) return 0;
+  if (!out.empty()) check_output_path("--out", out);
   const Dataset d = load_datasets(inputs);
   std::vector<LaunchSamples> cells;
   for (const Panel& panel : build_panels(d)) {

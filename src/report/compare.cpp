@@ -112,6 +112,12 @@ std::vector<Comparison> compare(const Dataset& base, const Dataset& cand, const 
     if (old.nranks != now.nranks) {
       c.verdict = Verdict::kRankMismatch;
       c.note = fmt::format("{} ranks against {}", old.nranks, now.nranks);
+    } else if (!t.method.empty() && !(std::isfinite(t.ratio) && std::isfinite(t.p_slower) &&
+                                      std::isfinite(t.p_faster))) {
+      // Fail closed: a NaN compares false with every threshold, which would read as "same".
+      c.verdict = Verdict::kInconclusive;
+      c.note = fmt::format("the test gave no number (ratio {}, p {} / {}); nothing is decided",
+                           t.ratio, t.p_slower, t.p_faster);
     } else if (t.method.empty()) {
       c.verdict = Verdict::kInconclusive;
       c.note = fmt::format(
@@ -144,7 +150,10 @@ std::vector<Comparison> compare(const Dataset& base, const Dataset& cand, const 
   for (std::size_t i = 0; i < pending.size(); ++i) {
     Comparison& c = rows[pending[i].row];
     c.p_value = c.ratio >= 1 ? slower[i] : faster[i];
-    if (slower[i] < o.alpha && c.ratio > 1 + o.max_slowdown) {
+    if (!std::isfinite(slower[i]) || !std::isfinite(faster[i])) {
+      c.verdict = Verdict::kInconclusive;
+      c.note = "the adjusted p-value is not a number; nothing is decided";
+    } else if (slower[i] < o.alpha && c.ratio > 1 + o.max_slowdown) {
       c.verdict = Verdict::kSlower;
     } else if (faster[i] < o.alpha && c.ratio < 1 / (1 + o.max_slowdown)) {
       c.verdict = Verdict::kFaster;

@@ -11,6 +11,8 @@
 #include <ctime>
 #include <stdexcept>
 
+#include "core/errors.hpp"
+#include "store/atomic_file.hpp"
 #include "store/json_text.hpp"
 #include "store/manifest.hpp"
 
@@ -66,16 +68,11 @@ nlohmann::ordered_json devices(const RunContext& c) {
 }  // namespace
 
 NcclTestsJsonReporter::NcclTestsJsonReporter(std::string path) : path_(std::move(path)) {
-  const std::string partial = path_ + ".partial";
-  std::FILE* probe = std::fopen(partial.c_str(), "w");
-  if (probe == nullptr) {
-    open_error_ = fmt::format(
-        "-J/--output_file: '{}' cannot be written ({}); allowed: a path in a writable directory",
-        path_, std::strerror(errno));
-    return;
+  try {
+    target_ = check_output_path("-J/--output_file", path_);
+  } catch (const ConfigError& e) {
+    open_error_ = e.what();
   }
-  std::fclose(probe);
-  std::remove(partial.c_str());
 }
 
 void NcclTestsJsonReporter::begin(const RunContext& c) {
@@ -154,7 +151,7 @@ void NcclTestsJsonReporter::add(const Measurement& m) {
   write_partial();
 }
 
-void NcclTestsJsonReporter::write_partial() {
+void NcclTestsJsonReporter::write_partial(bool done) {
   nlohmann::ordered_json doc = doc_;
   // nccl-tests' footer order: results, out_of_bounds, average_bus_bandwidth, errors, end_time.
   const nlohmann::ordered_json errors = doc["errors"];
@@ -165,15 +162,21 @@ void NcclTestsJsonReporter::write_partial() {
       {"okay", "unchecked"}};
   doc["errors"] = errors;
   doc["end_time"] = local_now();
-  write_file_atomic(path_ + ".partial", dump_json_text(doc));
+  // A device or FIFO takes the document once, at the end: it cannot be rewritten.
+  if (target_.write_through) {
+    if (done) write_file_atomic(target_.path, dump_json_text(doc));
+    return;
+  }
+  write_file_atomic(target_.path + ".partial", dump_json_text(doc));
 }
 
 void NcclTestsJsonReporter::end() {
-  write_partial();
-  const std::string partial = path_ + ".partial";
-  if (std::rename(partial.c_str(), path_.c_str()) != 0) {
+  write_partial(true);
+  if (target_.write_through) return;
+  const std::string partial = target_.path + ".partial";
+  if (std::rename(partial.c_str(), target_.path.c_str()) != 0) {
     throw std::runtime_error(
-        fmt::format("renaming {} to {} failed: {}", partial, path_, std::strerror(errno)));
+        fmt::format("renaming {} to {} failed: {}", partial, target_.path, std::strerror(errno)));
   }
 }
 

@@ -10,12 +10,13 @@
 #include <string>
 
 #include "report/reporter.hpp"
+#include "store/atomic_file.hpp"
 
 namespace colltune {
 
 class NcclTestsJsonReporter : public Reporter {
  public:
-  // Checks at once that "<path>.partial" can be written; open_error() says why not.
+  // Checks the path at once (check_output_path); open_error() says why it cannot be written.
   explicit NcclTestsJsonReporter(std::string path);
   const std::string& open_error() const { return open_error_; }
   void begin(const RunContext& context) override;
@@ -23,9 +24,10 @@ class NcclTestsJsonReporter : public Reporter {
   void end() override;
 
  private:
-  void write_partial();
+  void write_partial(bool done = false);
 
   std::string path_;
+  OutputTarget target_;
   std::string open_error_;
   nlohmann::ordered_json doc_;
   std::uint64_t wrong_ = 0;

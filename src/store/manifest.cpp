@@ -98,27 +98,6 @@ std::string launch_log_path(const std::string& point_id, int round) {
   return fmt::format("points/{}/round-{}.log", point_id, round);
 }
 
-void write_file_atomic(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0)
-    throw std::runtime_error(fmt::format("cannot write {}: {}", tmp, std::strerror(errno)));
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0) {
-      ::close(fd);
-      throw std::runtime_error(fmt::format("writing {} failed: {}", tmp, std::strerror(errno)));
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  ::fsync(fd);
-  ::close(fd);
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    throw std::runtime_error(fmt::format("renaming {} failed: {}", tmp, std::strerror(errno)));
-  }
-}
-
 std::string read_file(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw ConfigError(fmt::format("{}: cannot be read: {}", path, std::strerror(errno)));

@@ -59,8 +59,6 @@ Manifest manifest_from_json(const nlohmann::json& j, const std::string& path);
 std::string launch_records_path(const std::string& point_id, int round);
 std::string launch_log_path(const std::string& point_id, int round);
 
-// Writes `text` to `path` via a temporary file, fsync and rename: complete or absent.
-void write_file_atomic(const std::string& path, const std::string& text);
 std::string read_file(const std::string& path);  // throws ConfigError if unreadable
 
 }  // namespace colltune

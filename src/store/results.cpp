@@ -135,6 +135,16 @@ bool has_point(const Dataset& d, const std::string& id) {
                      [&](const PointInfo& p) { return p.id == id; });
 }
 
+// The same file or store under two names, or two files with the same bytes.
+bool same_input(const std::string& a, const std::string& b) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::equivalent(a, b, ec)) return true;
+  if (!fs::is_regular_file(a, ec) || !fs::is_regular_file(b, ec)) return false;
+  if (fs::file_size(a, ec) != fs::file_size(b, ec)) return false;
+  return read_file(a) == read_file(b);
+}
+
 }  // namespace
 
 Dataset load_dataset(const std::string& path, const LoadOptions& o) {
@@ -175,7 +185,21 @@ Dataset load_dataset(const std::string& path, const LoadOptions& o) {
 
 Dataset load_datasets(const std::vector<std::string>& paths, const LoadOptions& o) {
   Dataset out;
+  std::vector<std::string> read;
+  std::vector<std::string> repeats;
   for (const std::string& path : paths) {
+    // One launch given twice (the same path, a link to it, or a copy) must count once, or a
+    // single launch would pass the two-launch rule.
+    const std::string* same = nullptr;
+    for (const std::string& earlier : read) {
+      if (same_input(earlier, path)) same = &earlier;
+    }
+    if (same != nullptr) {
+      repeats.push_back(
+          fmt::format("{}: the same input as {} (given twice); read once", path, *same));
+      continue;
+    }
+    read.push_back(path);
     Dataset d = load_dataset(path, o);
     if (out.source.empty()) {
       out = std::move(d);
@@ -205,6 +229,7 @@ Dataset load_datasets(const std::vector<std::string>& paths, const LoadOptions& 
       if (theirs > 0 && (*mine == 0 || theirs < *mine)) *mine = theirs;
     }
   }
+  for (auto& r : repeats) out.left_out.push_back(std::move(r));
   return out;
 }
 

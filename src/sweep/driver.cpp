@@ -13,6 +13,7 @@
 
 #include "core/race.hpp"
 #include "core/timestamp.hpp"
+#include "store/atomic_file.hpp"
 #include "store/json_text.hpp"
 #include "store/manifest.hpp"
 #include "store/store_lock.hpp"

@@ -10,6 +10,7 @@
 #include "core/errors.hpp"
 #include "core/placement_check.hpp"
 #include "core/timestamp.hpp"
+#include "store/atomic_file.hpp"
 #include "store/record.hpp"
 #include "sweep/groups.hpp"
 #include "sweep/supervisor.hpp"

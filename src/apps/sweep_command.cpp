@@ -21,6 +21,7 @@
 #include "sweep/launch.hpp"
 #include "sweep/preflight.hpp"
 #include "sweep/spec.hpp"
+#include "sweep/spec_redact.hpp"
 #include "topo/gpu_probe.hpp"
 
 namespace colltune {
@@ -84,21 +85,12 @@ void print_dry_run(const SweepSpec& spec, const std::vector<Point>& points,
         fmt::print("# [{}/{}] point {} round {}{}: {}\n", k, total, m->id, round,
                    m->baseline ? " (baseline)" : "", label);
       }
-      // Safe to paste and to share: secrets redacted as records redact them.
-      const auto redacted = [](const std::string& key, const std::string& value) {
-        return is_secret_variable(key) ? std::string("<redacted>") : value;
-      };
+      // Safe to paste and to share: secrets redacted as the manifest redacts them.
       std::vector<std::string> words;
-      for (const auto& [key, value] : launch.env) {
-        words.push_back(key + "=" + shell_quote(redacted(key, value)));
-      }
-      for (const auto& arg : launch.argv) {
-        const auto eq = arg.find('=');
-        words.push_back(shell_quote(eq == std::string::npos || arg.starts_with("-")
-                                        ? arg
-                                        : arg.substr(0, eq + 1) +
-                                              redacted(arg.substr(0, eq), arg.substr(eq + 1))));
-      }
+      for (const auto& [key, value] : launch.env) words.push_back(key + "=" + value);
+      words.insert(words.end(), launch.argv.begin(), launch.argv.end());
+      words = redact_words(words);
+      for (auto& word : words) word = shell_quote(word);
       fmt::print("{}\n", fmt::join(words, " "));
     }
   }
@@ -188,7 +180,24 @@ int sweep_command(const std::vector<std::string>& args) {
                       a.resume_dir));
     }
     text = read_file(source);
-    if (!a.spec_path.empty() && read_file(a.spec_path) != text) {
+    if (const auto hash = redacted_spec_hash(text)) {
+      // The store kept no secrets, so they come from the spec file again, which must be the
+      // one the sweep started with: a changed secret would mix two configurations in one store.
+      if (a.spec_path.empty()) {
+        throw ConfigError(fmt::format(
+            "--resume: {} has its secret values redacted; allowed: the spec file given again: "
+            "colltune sweep SPEC.yaml --resume {}",
+            source, a.resume_dir));
+      }
+      text = read_file(a.spec_path);
+      if (spec_hash(text) != *hash) {
+        throw ConfigError(fmt::format(
+            "spec: '{}' differs from the spec {} was started with (hash {} against {}); "
+            "--resume runs the same spec, secrets included",
+            a.spec_path, a.resume_dir, spec_hash(text), *hash));
+      }
+      source = a.spec_path;
+    } else if (!a.spec_path.empty() && read_file(a.spec_path) != text) {
       throw ConfigError(
           fmt::format("spec: '{}' differs from {}; --resume runs the stored spec, "
                       "so give the same file or none",

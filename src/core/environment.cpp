@@ -23,6 +23,24 @@ bool is_secret_variable(std::string_view name) {
                      [&](std::string_view w) { return upper.find(w) != std::string::npos; });
 }
 
+std::vector<std::string> redact_words(const std::vector<std::string>& words) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const std::string& word = words[i];
+    const bool mca = (word == "--mca" || word == "-mca" || word == "--gmca" || word == "-gmca");
+    if (mca && i + 2 < words.size() && is_secret_variable(words[i + 1])) {
+      out.insert(out.end(), {word, words[i + 1], "<redacted>"});
+      i += 2;
+      continue;
+    }
+    const auto eq = word.find('=');
+    const bool secret = eq != std::string::npos && !word.starts_with("-") &&
+                        is_secret_variable(std::string_view(word).substr(0, eq));
+    out.push_back(secret ? word.substr(0, eq + 1) + "<redacted>" : word);
+  }
+  return out;
+}
+
 std::map<std::string, std::string> allowed_environment(const char* const* envp) {
   std::map<std::string, std::string> out;
   for (; envp != nullptr && *envp != nullptr; ++envp) {

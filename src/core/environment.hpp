@@ -4,6 +4,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace colltune {
 
@@ -14,5 +15,10 @@ std::map<std::string, std::string> allowed_environment(const char* const* envp);
 
 bool is_recorded_variable(std::string_view name);
 bool is_secret_variable(std::string_view name);
+
+// The one redaction of words the driver writes or prints (argv, launcher_args, dry runs):
+// "NAME=VALUE" with a secret NAME becomes "NAME=<redacted>", as does the value after
+// "--mca NAME" / "-mca NAME" / "--gmca NAME"; every other word is kept.
+std::vector<std::string> redact_words(const std::vector<std::string>& words);
 
 }  // namespace colltune

@@ -9,10 +9,12 @@
 #include <map>
 #include <set>
 
+#include "core/environment.hpp"
 #include "core/errors.hpp"
 #include "knobs/knob_scope.hpp"
 #include "knobs/knobs.hpp"
 #include "report/analysis.hpp"
+#include "store/json_text.hpp"
 
 namespace colltune {
 namespace {
@@ -235,57 +237,53 @@ std::string emit_ompi_rules(const Dataset& d) {
 }
 
 std::string emit_env(const Dataset& d, const TuneOptions& o) {
-  // One entry per (knob value, panel, size) where the knob differs from the baseline and can
-  // change that collective: its log speedup and two-sided p against the baseline.
-  struct Entry {
-    std::string key, value;
-    double log_speedup, p;
-  };
-  std::vector<Entry> entries;
+  // One decision with the report: each (panel, size) cell's verdict is winners()'s, the one the
+  // report's tables and "What to set" render. A knob value gains log(1 + its margin over the
+  // baseline) in a cell where the report names a configuration setting it the significant
+  // winner over the baseline, and nothing in the other cells it can change.
+  std::map<std::string, std::map<std::string, std::vector<double>>> logs;
   for (const Panel& panel : build_panels(d)) {
-    for (const auto& id : panel.point_ids) {
-      const PointInfo* p = find_point(d, id);
-      const auto base = baseline_of(d, id);
-      if (!p || p->baseline || !base || !panel.cells.count(id) || !panel.cells.count(*base))
-        continue;
-      const PointInfo* b = find_point(d, *base);
-      for (const auto& [bytes, cell] : panel.cells.at(id)) {
-        if (bytes < o.min_bytes || bytes > o.max_bytes) continue;
-        const auto at = panel.cells.at(*base).find(bytes);
-        if (at == panel.cells.at(*base).end() || cell.summary.median <= 0) continue;
-        const PairTest faster = test_faster(cell, at->second);
-        if (!faster.decidable) continue;
-        const double p_two = 2 * std::min(faster.p_faster, 1 - faster.p_faster);
+    for (const SizeVerdict& v : winners(panel, d)) {
+      if (v.bytes < o.min_bytes || v.bytes > o.max_bytes) continue;
+      const bool named = v.significant && !v.baseline_fastest && v.margin_over_baseline;
+      for (const auto& id : panel.point_ids) {
+        const PointInfo* p = find_point(d, id);
+        const auto base = baseline_of(d, id);
+        if (!p || p->baseline || !base || !panel.cells.count(id) ||
+            !panel.cells.at(id).count(v.bytes) || !panel.cells.count(*base) ||
+            !panel.cells.at(*base).count(v.bytes))
+          continue;
+        const PointInfo* b = find_point(d, *base);
+        // Where the report keeps the baseline (it won significantly), a value pays what it
+        // measured there, so a value that wins one cell and loses the rest is not exported.
+        const auto& mine = panel.cells.at(id).at(v.bytes).summary.median;
+        const auto& theirs = panel.cells.at(*base).at(v.bytes).summary.median;
+        const double gain = named && v.fastest == id ? std::log1p(*v.margin_over_baseline)
+                            : v.significant && v.baseline_fastest && mine > 0
+                                ? std::min(0.0, std::log(theirs / mine))
+                                : 0.0;
         for (const auto& [key, value] : p->settings) {
           const auto same = b->settings.find(key);
-          if (!is_env_key(key) || (same != b->settings.end() && same->second == value) ||
+          if (!is_env_key(key) || is_secret_variable(key) ||
+              (same != b->settings.end() && same->second == value) ||
               !knob_affects(key, value, panel.key.collective,
                             setting(d, id, "backend").value_or("")))
             continue;
-          entries.push_back(
-              {key, value, std::log(at->second.summary.median / cell.summary.median), p_two});
+          logs[key][value].push_back(gain);
         }
       }
     }
   }
-  // A cell counts only where the change is significant over the whole family; elsewhere the
-  // knob made no difference the data can show (speedup 1).
-  std::vector<double> raw;
-  for (const auto& e : entries) raw.push_back(e.p);
-  const auto adjusted = benjamini_hochberg(raw);
-  std::map<std::string, std::map<std::string, std::vector<double>>> logs;
-  for (std::size_t i = 0; i < entries.size(); ++i) {
-    const Entry& e = entries[i];
-    logs[e.key][e.value].push_back(adjusted[i] < kSignificanceLevel ? e.log_speedup : 0.0);
-  }
   std::string out = fmt::format(
       "# colltune tune --emit env from {}: for each swept knob, the value with the best geometric\n"
       "# mean speedup over the baseline across every (collective, size) cell in {}..{} bytes that\n"
-      "# it can change; a cell without a significant difference counts as no speedup.\n",
+      "# it can change; a cell where the report names no significant winner setting it counts as\n"
+      "# no speedup, a cell where it keeps the baseline as what the value measured there.\n"
+      "# Secret-named knobs are never written (the store holds their values redacted).\n",
       d.source, o.min_bytes,
       o.max_bytes == UINT64_MAX ? std::string("max") : std::to_string(o.max_bytes));
   for (const auto& [key, by_value] : logs) {
-    std::string best;
+    std::optional<std::string> best;  // a value may be "": emptiness is not "none"
     double best_gain = 0;
     std::size_t cells = 0;
     for (const auto& [value, l] : by_value) {
@@ -298,11 +296,12 @@ std::string emit_env(const Dataset& d, const TuneOptions& o) {
         cells = l.size();
       }
     }
-    if (best.empty()) {
+    if (!best) {
       out += fmt::format("# {}: no value beats leaving it unset significantly\n", key);
     } else {
-      out += fmt::format("export {}={}  # x{:.3f} over {} cells\n", key, shell_single_quote(best),
-                         std::exp(best_gain), cells);
+      // Stores hold escape_bytes text (a backslash as two): the shell gets the bytes themselves.
+      out += fmt::format("export {}={}  # x{:.3f} over {} cells\n", key,
+                         shell_single_quote(unescape_bytes(*best)), std::exp(best_gain), cells);
     }
   }
   return out;

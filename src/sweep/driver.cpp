@@ -11,6 +11,7 @@
 #include <memory>
 #include <set>
 
+#include "core/environment.hpp"
 #include "core/race.hpp"
 #include "core/timestamp.hpp"
 #include "store/atomic_file.hpp"
@@ -20,6 +21,7 @@
 #include "sweep/groups.hpp"
 #include "sweep/launch.hpp"
 #include "sweep/round_race.hpp"
+#include "sweep/spec_redact.hpp"
 #include "sweep/supervisor.hpp"
 #include "sweep/sweep_store.hpp"
 
@@ -162,7 +164,7 @@ SweepRun::SweepRun(const SweepPlan& plan, std::FILE* progress_out)
   if (plan.resume) {
     manifest_ = resumed_manifest(plan, manifest_path_);
   } else {
-    write_file_atomic(store_ + "/spec.yaml", plan.spec.source_text);
+    write_file_atomic(store_ + "/spec.yaml", redacted_spec_text(plan.spec.source_text));
     if (!plan.ceilings_json.empty()) {
       write_file_atomic(store_ + "/ceilings.json", plan.ceilings_json);
     }
@@ -272,7 +274,7 @@ void SweepRun::start(const Batch& batch, const Members& members, const Launch& l
     LaunchEntry& entry = manifest_.launches[e];
     remove_stale(store_, entry);
     entry.status = "running";
-    entry.argv = launch.argv;
+    entry.argv = redact_words(launch.argv);
     entry.started_utc = utc_timestamp();
     entry.tail.clear();
     entry.warnings.clear();

@@ -6,17 +6,40 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "core/environment.hpp"
 #include "core/errors.hpp"
 
 namespace colltune {
 namespace {
 
-std::string label_of(const SweepSpec& spec, const Settings& settings) {
+// A setting as the driver may write or print it: a secret-named key's value becomes
+// "<redacted N>" (N: its place among the axis' values, so points stay apart without showing it),
+// and launcher_args words lose their secret values.
+std::string shown_value(const SweepSpec& spec, const std::string& key, const std::string& value) {
+  if (key == "launcher_args") {
+    return nlohmann::json(
+               redact_words(nlohmann::json::parse(value).get<std::vector<std::string>>()))
+        .dump();
+  }
+  if (!is_secret_variable(key)) return value;
+  for (const Axis& axis : spec.axes) {
+    if (axis.key != key) continue;
+    int n = 0;
+    for (const auto& v : axis.values) {
+      if (!v) continue;
+      ++n;
+      if (*v == value) return fmt::format("<redacted {}>", n);
+    }
+  }
+  return "<redacted>";
+}
+
+std::string label_of(const SweepSpec& spec, const Settings& shown) {
   std::vector<std::string> parts;
   bool any_env = false;
   for (const Axis& axis : spec.axes) {
-    const auto it = settings.find(axis.key);
-    if (it == settings.end()) continue;
+    const auto it = shown.find(axis.key);
+    if (it == shown.end()) continue;
     any_env = any_env || is_setting_key(axis.key);
     const std::string value =
         axis.key == "launcher_args"
@@ -35,7 +58,8 @@ std::string label_of(const SweepSpec& spec, const Settings& settings) {
 Point make_point(const SweepSpec& spec, Settings settings) {
   Point p;
   p.id = point_id(settings);
-  p.label = label_of(spec, settings);
+  for (const auto& [key, value] : settings) p.shown[key] = shown_value(spec, key, value);
+  p.label = label_of(spec, p.shown);
   p.settings = std::move(settings);
   return p;
 }

@@ -13,9 +13,10 @@ using Settings = std::map<std::string, std::string>;  // axis -> value; unset ax
 
 struct Point {
   std::string id;     // from the settings alone, so it is the same in every sweep
-  std::string label;  // "backend=mpi np=4 bind_to=core OMPI_MCA_...=3"
-  Settings settings;
+  std::string label;  // "backend=mpi np=4 bind_to=core OMPI_MCA_...=3", secrets redacted
+  Settings settings;  // as given: what the launch sets
   bool baseline = false;
+  Settings shown;  // what the driver writes and prints: secret values redacted
 };
 
 // Deterministic: the first axis varies slowest. Include rules keep only points matching one of

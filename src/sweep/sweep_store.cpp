@@ -26,7 +26,7 @@ Manifest fresh_manifest(const SweepPlan& plan) {
   m.created_utc = utc_timestamp();
   m.colltune_version = plan.colltune_version;
   m.notes = plan.spec.notes;
-  for (const Point& p : plan.points) m.points.push_back({p.id, p.label, p.settings, p.baseline});
+  for (const Point& p : plan.points) m.points.push_back({p.id, p.label, p.shown, p.baseline});
   // Rounds, not blocks (A B C, A B C): drift over time then hits every point alike.
   for (int round = 1; round <= plan.spec.repetitions; ++round) {
     for (const Point& p : plan.points) {

@@ -18,9 +18,10 @@ class RoundRace : public ::testing::Test {
   std::string store = (std::filesystem::temp_directory_path() /
                        ("colltune-round-race-" + std::to_string(::getpid())))
                           .string();
-  std::vector<Point> points{{"base", "base", {{"np", "2"}}, true},
-                            {"slow", "slow", {{"np", "2"}, {"OMPI_MCA_btl", "self,tcp"}}, false},
-                            {"mixed", "mixed", {{"np", "2"}, {"OMPI_MCA_x", "1"}}, false}};
+  std::vector<Point> points{
+      {"base", "base", {{"np", "2"}}, true, {}},
+      {"slow", "slow", {{"np", "2"}, {"OMPI_MCA_btl", "self,tcp"}}, false, {}},
+      {"mixed", "mixed", {{"np", "2"}, {"OMPI_MCA_x", "1"}}, false, {}}};
   Manifest manifest;
 
   void write(const std::string& id, int round, double scale_8, double scale_512) {

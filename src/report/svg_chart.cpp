@@ -208,10 +208,15 @@ std::string render_svg_chart(const PanelView& panel, ChartView view, int chart_i
   };
   // Time: whole decades, log scale. busbw: from 0, linear, the ceiling inside the frame.
   const double ceiling = time ? 0 : panel.ceiling_gbps;
-  const double top = time ? std::pow(10.0, std::ceil(std::log10(y_max)))
-                          : nice_ceiling(std::max(y_max, ceiling) * 1.05);
-  double bottom = time ? std::pow(10.0, std::floor(std::log10(y_min))) : 0;
-  if (time && top / bottom < 10) bottom = top / 10;
+  // Bounded for any finite input (a store is not trusted): decades stay inside doubles' range.
+  y_max = std::clamp(y_max, 1e-300, 1e300);
+  y_min = std::clamp(y_min, 1e-300, y_max);
+  const int top_decade = static_cast<int>(std::ceil(std::log10(y_max)));
+  const int bottom_decade =
+      std::min(top_decade - 1, static_cast<int>(std::floor(std::log10(y_min))));
+  const double top = time ? std::pow(10.0, top_decade)
+                          : nice_ceiling(std::min(std::max(y_max, ceiling) * 1.05, 1e300));
+  const double bottom = time ? std::pow(10.0, bottom_decade) : 0;
   const auto y_of = [&](double v) {
     const double share = time ? (std::log10(std::max(v, bottom)) - std::log10(bottom)) /
                                     (std::log10(top) - std::log10(bottom))
@@ -226,7 +231,9 @@ std::string render_svg_chart(const PanelView& panel, ChartView view, int chart_i
       html_escape(panel.title));
   std::vector<double> ticks;
   if (time) {
-    for (double v = bottom; v <= top * 1.0001; v *= 10) ticks.push_back(v);
+    // At most about 12 labelled decades, however many the data spans.
+    const int step = std::max(1, (top_decade - bottom_decade + 11) / 12);
+    for (int e = bottom_decade; e <= top_decade; e += step) ticks.push_back(std::pow(10.0, e));
   } else {
     for (int i = 0; i <= 5; ++i) ticks.push_back(top * i / 5);
   }

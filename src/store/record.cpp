@@ -235,9 +235,10 @@ void check_record(const Record& r, const std::string& where) {
   if (r.count >= kMaxBytes) bad(where, "count", std::to_string(r.count), "below 2^63");
   for (std::size_t i = 0; i < r.samples_seconds.size(); ++i) {
     const double s = r.samples_seconds[i];
-    if (!std::isfinite(s) || s <= 0) {
+    if (!std::isfinite(s) || s < kMinSampleSeconds || s > kMaxSampleSeconds) {
       bad(where, fmt::format("samples_seconds[{}]", i), fmt::format("{}", s),
-          "finite times above 0 seconds");
+          fmt::format("times from {:g} s (no collective takes less than a picosecond) to {:g} s",
+                      kMinSampleSeconds, kMaxSampleSeconds));
     }
   }
   if (!r.skipped && r.samples_seconds.empty()) {

@@ -14,6 +14,11 @@
 
 namespace colltune {
 
+// The range a stored sample must lie in: no collective takes less than a picosecond, and none
+// a million seconds (11.6 days). Outside it a record is bad input, so no report chases 5e-324.
+inline constexpr double kMinSampleSeconds = 1e-12;
+inline constexpr double kMaxSampleSeconds = 1e6;
+
 inline constexpr int kSchemaVersion = 1;
 
 nlohmann::json to_json(const RunContext& context);

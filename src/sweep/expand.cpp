@@ -57,8 +57,9 @@ std::string label_of(const SweepSpec& spec, const Settings& shown) {
 
 Point make_point(const SweepSpec& spec, Settings settings) {
   Point p;
-  p.id = point_id(settings);
   for (const auto& [key, value] : settings) p.shown[key] = shown_value(spec, key, value);
+  // From what is shown, so that an id in a path or a report cannot confirm a guessed secret.
+  p.id = point_id(p.shown);
   p.label = label_of(spec, p.shown);
   p.settings = std::move(settings);
   return p;

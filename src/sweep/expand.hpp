@@ -12,7 +12,7 @@ namespace colltune {
 using Settings = std::map<std::string, std::string>;  // axis -> value; unset axes are absent
 
 struct Point {
-  std::string id;     // from the settings alone, so it is the same in every sweep
+  std::string id;     // from the shown settings alone, so it is the same in every sweep
   std::string label;  // "backend=mpi np=4 bind_to=core OMPI_MCA_...=3", secrets redacted
   Settings settings;  // as given: what the launch sets
   bool baseline = false;

@@ -17,7 +17,7 @@ std::string redacted_spec_text(const std::string& text);
 // The hash the first line of a redacted copy names; nullopt for a verbatim copy.
 std::optional<std::string> redacted_spec_hash(const std::string& stored_text);
 
-// 16 hex digits of FNV-1a 64 over `text`: a change detector, not a secret keeper.
+// 16 hex digits of a stretched FNV-1a 64 over `text`: a change detector, not a secret keeper.
 std::string spec_hash(const std::string& text);
 
 }  // namespace colltune

@@ -59,3 +59,38 @@ TEST(SmallMultiples, SplitByTheSettingWithFewestValuesBaselineInEach) {
 
 }  // namespace
 }  // namespace colltune
+
+namespace colltune {
+namespace {
+
+std::size_t count_of(const std::string& text, const std::string& word) {
+  std::size_t n = 0;
+  for (auto at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) ++n;
+  return n;
+}
+
+// A chart is bounded for any finite input a store may hold: from the sample floor (1 ps) to
+// the ceiling (1e6 s) is 18 decades, drawn in at most about 12 labelled ticks, and even a
+// denormal that got past the reader (5e-324: 324 decades, once an endless loop) ends at once.
+TEST(ChartAxes, BoundedForExtremeTimes) {
+  for (const auto& [low, high] : {std::pair{1e-12, 1e6}, std::pair{5e-324, 5e-324}}) {
+    PanelView panel;
+    panel.title = "allreduce";
+    SeriesView s{"(no knob set)", true, {}};
+    s.points.push_back({8, low, low, low, 1e300, 1e300, 1e300});
+    s.points.push_back({1024, high, high, high, 1e-300, 1e-300, 1e-300});
+    panel.series.push_back(s);
+    const std::string time = render_svg_chart(panel, ChartView::kTime, 0);
+    const std::size_t ticks = count_of(time, "text-anchor=\"end\"");
+    EXPECT_GE(ticks, 2u) << low;
+    EXPECT_LE(ticks, 14u) << low;
+    EXPECT_EQ(time.find("inf"), std::string::npos);
+    EXPECT_EQ(time.find("nan"), std::string::npos) << time.substr(0, 400);
+    const std::string busbw = render_svg_chart(panel, ChartView::kBusbw, 0);
+    EXPECT_LE(count_of(busbw, "text-anchor=\"end\""), 14u);
+    EXPECT_EQ(busbw.find("inf"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace colltune

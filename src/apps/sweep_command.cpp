@@ -29,6 +29,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Above this many launches the sweep says how many, and their longest time, before starting.
+constexpr std::size_t kLaunchesWorthAWarning = 100;
+
 struct SweepArgs {
   std::string spec_path;
   std::string resume_dir;
@@ -37,6 +40,7 @@ struct SweepArgs {
   bool emit_sbatch = false;
   bool help = false;
   int gpus = -1;  // built-in default: -1 the visible GPUs, 0 the Open MPI one, N the GPU one
+  std::uint64_t max_points = kDefaultMaxPoints;
 };
 
 SweepArgs parse_sweep_args(const std::vector<std::string>& args) {
@@ -50,6 +54,7 @@ SweepArgs parse_sweep_args(const std::vector<std::string>& args) {
   app.add_flag("--dry-run", a.dry_run);
   app.add_flag("--emit-sbatch", a.emit_sbatch);
   app.add_option("--gpus", a.gpus)->check(CLI::Range(0, 1024));
+  app.add_option("--max-points", a.max_points)->check(CLI::Range(std::uint64_t{1}, UINT64_MAX));
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {
     app.parse(reversed);
@@ -66,7 +71,7 @@ std::string self_path() {
 }
 
 void print_dry_run(const SweepSpec& spec, const std::vector<Point>& points,
-                   const std::string& colltune) {
+                   const std::string& colltune, const std::string& results_root) {
   const auto groups = launch_groups(spec, points);
   std::size_t k = 0;
   const std::size_t total = groups.size() * static_cast<std::size_t>(spec.repetitions);
@@ -76,7 +81,8 @@ void print_dry_run(const SweepSpec& spec, const std::vector<Point>& points,
       for (std::size_t i : group) members.push_back(&points[i]);
       const Point& p = *members.front();
       const Launch launch = build_group_launch(
-          spec, members, colltune, "results/<sweep-id>/" + launch_records_path(p.id, round));
+          spec, members, colltune,
+          (fs::path(results_root) / "<sweep-id>" / launch_records_path(p.id, round)).string());
       ++k;
       for (const Point* m : members) {
         // The label holds spec values: a newline in one must not end the comment.
@@ -152,6 +158,8 @@ usage: colltune sweep [SPEC.yaml] [options]
                      launches that are not done, with the spec stored there
   --results DIR      where new sweeps are stored (default results)
   --emit-sbatch      print a Slurm batch script that runs this sweep, run nothing
+  --max-points N     refuse a sweep whose axes multiply to more than N points, counted before
+                     any is built (default 10000)
 
 Exit codes: 0 every launch done; 3 some failed or timed out (recorded in the manifest);
 2 bad input; 130 interrupted (resumable).
@@ -210,7 +218,7 @@ int sweep_command(const std::vector<std::string>& args) {
   const SweepSpec spec = parse_spec(text, source);
   std::vector<Point> points;
   try {
-    points = expand(spec);
+    points = expand(spec, a.max_points);
   } catch (const ConfigError& e) {
     throw ConfigError(fmt::format("{}: {}", source, e.what()));
   }
@@ -264,7 +272,7 @@ int sweep_command(const std::vector<std::string>& args) {
     return 0;
   }
   if (a.dry_run) {
-    print_dry_run(spec, points, colltune);
+    print_dry_run(spec, points, colltune, a.results_root);
     return 0;
   }
   if (spec.colltune_path.empty()) {
@@ -291,6 +299,16 @@ int sweep_command(const std::vector<std::string>& args) {
   plan.store_dir =
       plan.resume ? a.resume_dir
                   : (fs::path(a.results_root) / new_sweep_id(spec.name, a.results_root)).string();
+  const std::size_t launches = launch_groups(spec, points).size() * spec.repetitions;
+  if (launches > kLaunchesWorthAWarning) {
+    // Said before the first launch, so a sweep larger than meant can be stopped at once.
+    std::fprintf(stderr,
+                 "colltune sweep: %zu points, %zu launches (%d rounds); each may take up to "
+                 "point_timeout_seconds (%g s): at most %.1f h; the ETA follows once launches "
+                 "finish\n",
+                 points.size(), launches, spec.repetitions, spec.point_timeout_seconds,
+                 static_cast<double>(launches) * spec.point_timeout_seconds / 3600);
+  }
   return run_sweep(plan, stderr);
 }
 

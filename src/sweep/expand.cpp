@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "core/environment.hpp"
 #include "core/errors.hpp"
@@ -90,21 +91,43 @@ bool matches(const Rule& rule, const Settings& settings) {
   return true;
 }
 
-std::vector<Point> expand(const SweepSpec& spec) {
-  std::vector<Settings> product{{}};
+std::uint64_t product_size(const SweepSpec& spec) {
+  std::uint64_t n = 1;
   for (const Axis& axis : spec.axes) {
-    std::vector<Settings> next;
-    for (const Settings& partial : product) {
-      for (const auto& value : axis.values) {
-        Settings s = partial;
-        if (value) s[axis.key] = *value;
-        next.push_back(std::move(s));
-      }
-    }
-    product = std::move(next);
+    const std::uint64_t values = axis.values.size();
+    if (values == 0) return 0;
+    n = n > UINT64_MAX / values ? UINT64_MAX : n * values;  // saturates: a count, not a size
   }
+  return n;
+}
+
+std::vector<Point> expand(const SweepSpec& spec, std::uint64_t max_points) {
+  // Counted before anything is built: a product of millions would exhaust memory first.
+  const std::uint64_t product = product_size(spec);
+  if (product > max_points) {
+    std::vector<std::string> sizes;
+    for (const Axis& axis : spec.axes) sizes.push_back(std::to_string(axis.values.size()));
+    throw ConfigError(fmt::format(
+        "axes: {} points ({}) exceed the limit of {}; allowed: fewer axis values, or "
+        "--max-points N to raise the limit (include/exclude rules apply after the count)",
+        product == UINT64_MAX ? std::string("more than 2^64") : std::to_string(product),
+        fmt::join(sizes, " x "), max_points));
+  }
+  // The product as an odometer, the first axis slowest; each combination built once.
   std::vector<Settings> kept;
-  for (Settings& s : product) {
+  std::set<Settings> seen;
+  std::vector<std::size_t> digit(spec.axes.size(), 0);
+  for (std::uint64_t n = 0; n < product; ++n) {
+    Settings s;
+    for (std::size_t a = 0; a < spec.axes.size(); ++a) {
+      if (spec.axes[a].values.empty()) continue;
+      const auto& value = spec.axes[a].values[digit[a]];
+      if (value) s[spec.axes[a].key] = *value;
+    }
+    for (std::size_t a = spec.axes.size(); a-- > 0;) {
+      if (++digit[a] < std::max<std::size_t>(spec.axes[a].values.size(), 1)) break;
+      digit[a] = 0;
+    }
     const auto np = s.find("np"), nodes = s.find("nodes"), per_node = s.find("ranks_per_node");
     if (np != s.end() && nodes != s.end() && per_node != s.end() &&
         std::stoll(np->second) != std::stoll(nodes->second) * std::stoll(per_node->second)) {
@@ -118,7 +141,7 @@ std::vector<Point> expand(const SweepSpec& spec) {
     if (!spec.include.empty() && std::none_of(spec.include.begin(), spec.include.end(), hit))
       continue;
     if (std::any_of(spec.exclude.begin(), spec.exclude.end(), hit)) continue;
-    if (std::find(kept.begin(), kept.end(), s) == kept.end()) kept.push_back(std::move(s));
+    if (seen.insert(s).second) kept.push_back(std::move(s));
   }
 
   // A baseline naming placement or backend picks points of the product; it adds none.
@@ -134,17 +157,15 @@ std::vector<Point> expand(const SweepSpec& spec) {
     return points;
   }
   std::vector<Point> points;
-  std::vector<Settings> groups_done;
+  std::set<Settings> groups_done;
   for (const Settings& s : kept) {
     const Settings group = group_settings(s);
-    if (std::find(groups_done.begin(), groups_done.end(), group) == groups_done.end()) {
-      groups_done.push_back(group);
+    if (groups_done.insert(group).second) {
       Settings base = group;
       for (const auto& [key, value] : spec.baseline) {
         if (value) base[key] = *value;
       }
-      const bool present = std::find(kept.begin(), kept.end(), base) != kept.end();
-      if (!present) {
+      if (!seen.count(base)) {
         points.push_back(make_point(spec, base));
         points.back().baseline = true;
       }

@@ -1,6 +1,7 @@
 #pragma once
 // Spec -> points: the product of the axes, cut by include/exclude, with a baseline per group.
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -24,7 +25,13 @@ struct Point {
 // placement gets the baseline (spec.baseline's environment, other environment axes unset),
 // added in front of the group when the product lacks it. A baseline rule that names placement
 // or backend marks the points matching it instead.
-std::vector<Point> expand(const SweepSpec& spec);
+// Refuses (ConfigError naming the count) a product of axes above `max_points` before building
+// any point; at most O(points log points) after that.
+inline constexpr std::uint64_t kDefaultMaxPoints = 10000;
+std::vector<Point> expand(const SweepSpec& spec, std::uint64_t max_points = kDefaultMaxPoints);
+
+// The number of combinations of the axes' values (saturating at UINT64_MAX).
+std::uint64_t product_size(const SweepSpec& spec);
 
 // 16 hex digits of a 64-bit FNV-1a hash over "key=value\n" in key order.
 std::string point_id(const Settings& settings);

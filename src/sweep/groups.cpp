@@ -1,6 +1,7 @@
 #include "sweep/groups.hpp"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 
 #include "knobs/interleave.hpp"
@@ -28,22 +29,20 @@ bool interleavable(const SweepSpec& spec, const Point& point) {
 std::vector<std::vector<std::size_t>> launch_groups(const SweepSpec& spec,
                                                     const std::vector<Point>& points) {
   std::vector<std::vector<std::size_t>> groups;
-  // Per group, the settings besides the interleaved knobs; nullopt for a point that runs alone.
-  std::vector<std::optional<Settings>> shared;
+  // Each group's settings besides the interleaved knobs, to its index: one lookup per point.
+  std::map<Settings, std::size_t> group_of;
   for (std::size_t i = 0; i < points.size(); ++i) {
     if (spec.interleave.empty() || !interleavable(spec, points[i])) {
       groups.push_back({i});
-      shared.emplace_back();
       continue;
     }
     Settings rest = points[i].settings;
     for (const std::string& key : spec.interleave) rest.erase(key);
-    const auto found = std::find(shared.begin(), shared.end(), std::optional<Settings>(rest));
-    if (found == shared.end()) {
+    const auto [it, fresh] = group_of.try_emplace(std::move(rest), groups.size());
+    if (fresh) {
       groups.push_back({i});
-      shared.emplace_back(std::move(rest));
     } else {
-      groups[static_cast<std::size_t>(found - shared.begin())].push_back(i);
+      groups[it->second].push_back(i);
     }
   }
   return groups;

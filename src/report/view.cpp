@@ -12,6 +12,7 @@
 #include <string_view>
 #include <utility>
 
+#include "core/failure_reason.hpp"
 #include "core/sizes.hpp"
 #include "report/analysis.hpp"
 #include "report/answer.hpp"
@@ -253,16 +254,25 @@ PanelView make_panel_view(const Panel& panel, const Dataset& d) {
   return view;
 }
 
-// The line of a failed launch's log that says why: colltune's own error line when there is one,
-// else the last line that is not decoration.
-std::optional<std::string> failure_reason(const std::vector<std::string>& tail) {
-  for (auto it = tail.rbegin(); it != tail.rend(); ++it) {
-    if (it->rfind("colltune:", 0) == 0) return *it;
+// One row per (status, reason): the configurations (three named, the rest counted) and rounds.
+std::vector<FailureRow> failure_rows(
+    const std::map<std::pair<std::string, std::string>, std::vector<std::pair<std::string, int>>>&
+        failed) {
+  std::vector<FailureRow> rows;
+  for (const auto& [why, launches] : failed) {
+    std::vector<std::string> labels;
+    std::set<int> rounds;
+    for (const auto& [label, round] : launches) {
+      if (std::find(labels.begin(), labels.end(), label) == labels.end()) labels.push_back(label);
+      rounds.insert(round);
+    }
+    std::string point = labels.size() <= 3 ? fmt::format("{}", fmt::join(labels, ", "))
+                                           : fmt::format("{}, {}, {} and {} more", labels[0],
+                                                         labels[1], labels[2], labels.size() - 3);
+    if (launches.size() > 1) point = fmt::format("{} launches: {}", launches.size(), point);
+    rows.push_back({point, fmt::format("{}", fmt::join(rounds, ", ")), why.first, why.second});
   }
-  for (auto it = tail.rbegin(); it != tail.rend(); ++it) {
-    if (it->find_first_not_of("- \t") != std::string::npos) return *it;
-  }
-  return std::nullopt;
+  return rows;
 }
 
 }  // namespace
@@ -333,14 +343,17 @@ ReportView make_report_view(const Dataset& d) {
     const std::string value = distinct(d, {"library_versions", key});
     if (value != "n/a") view.context.emplace_back(label, value);
   }
+  // Launches that failed alike are one row: 46 launches refused for one cause read as one line.
+  std::map<std::pair<std::string, std::string>, std::vector<std::pair<std::string, int>>> failed;
   for (const auto& l : d.launches) {
     if (l.status == "done" || l.status == "decided") continue;  // the race's reason: a warning
     std::string detail = l.exit_code ? fmt::format("exit {}", *l.exit_code) : "";
     if (l.signal) detail += fmt::format("signal {}", *l.signal);
     if (const auto reason = failure_reason(l.tail))
       detail += (detail.empty() ? "" : ": ") + *reason;
-    view.failures.push_back({label_of(d, l.point_id), std::to_string(l.round), l.status, detail});
+    failed[{l.status, detail}].emplace_back(label_of(d, l.point_id), l.round);
   }
+  view.failures = failure_rows(failed);
   for (const auto& [point, warning] : d.warnings) {
     auto group = std::find_if(view.warnings.begin(), view.warnings.end(),
                               [&](const WarningGroup& g) { return g.text == warning; });

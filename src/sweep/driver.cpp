@@ -18,6 +18,7 @@
 #include "store/json_text.hpp"
 #include "store/manifest.hpp"
 #include "store/store_lock.hpp"
+#include "sweep/fail_fast.hpp"
 #include "sweep/groups.hpp"
 #include "sweep/launch.hpp"
 #include "sweep/round_race.hpp"
@@ -135,6 +136,7 @@ class SweepRun {
               const std::string& records, const std::string& log);
   bool measure_alone(const Batch& batch, const Members& members, LaunchStatus status);
   int interrupted();
+  int stopped_early();
   int summary();
 
   const SweepPlan& plan_;
@@ -152,6 +154,8 @@ class SweepRun {
   std::size_t ran_ = 0;
   std::set<std::size_t> attempted_;  // entries run (alone or with their group) this time
   int raced_through_ = 0;            // the last round whose records the race has read
+  FailFast fail_fast_;
+  bool stop_early_ = false;  // the first launches failed alike: the rest would too
 };
 
 SweepRun::SweepRun(const SweepPlan& plan, std::FILE* progress_out)
@@ -196,10 +200,12 @@ int SweepRun::run() {
     attempted_.insert(batch.begin(), batch.end());
     const LaunchStatus status = run_batch(batch, members);
     if (status == LaunchStatus::kInterrupted) return interrupted();
+    if (stop_early_) return stopped_early();
     if (status != LaunchStatus::kDone && batch.size() > 1 &&
         !measure_alone(batch, members, status)) {
       return interrupted();
     }
+    if (stop_early_) return stopped_early();
   }
   return summary();
 }
@@ -319,6 +325,14 @@ void SweepRun::record(const Batch& batch, const Members& members, const LaunchOu
   save();
   ran_ += batch.size();
   progress_->finished(outcome, batch.size());
+  const LaunchEntry& first = manifest_.launches[batch.front()];
+  const FailFast::Step step =
+      fail_fast_.observe(first.status == "done", outcome.seconds, first.tail);
+  if (step.new_reason) {
+    progress_->clear();
+    fmt::print(progress_out_, "sweep: {}: {}\n", first.status, *step.new_reason);
+  }
+  stop_early_ = stop_early_ || step.stop;
 }
 
 // One setting may have brought a shared launch down: measure each point alone, so the others
@@ -334,6 +348,7 @@ bool SweepRun::measure_alone(const Batch& batch, const Members& members, LaunchS
   for (std::size_t k = 0; k < batch.size(); ++k) {
     if (run_batch({batch[k]}, {members[k]}) == LaunchStatus::kInterrupted) return false;
     manifest_.launches[batch[k]].warnings.push_back(why);
+    if (stop_early_) break;
   }
   save();
   return true;
@@ -348,6 +363,18 @@ int SweepRun::interrupted() {
                            [](const LaunchEntry& e) { return e.status == "done"; }),
              manifest_.launches.size(), store_);
   return kSweepInterrupted;
+}
+
+int SweepRun::stopped_early() {
+  progress_->clear();
+  fmt::print(
+      progress_out_,
+      "sweep: {}\nsweep: {} of {} launches not run; resume with: colltune sweep --resume {}\n",
+      fail_fast_.stop_message(),
+      std::count_if(manifest_.launches.begin(), manifest_.launches.end(),
+                    [](const LaunchEntry& e) { return e.status == "pending"; }),
+      manifest_.launches.size(), store_);
+  return kSweepSomeFailed;
 }
 
 int SweepRun::summary() {

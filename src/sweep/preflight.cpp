@@ -4,10 +4,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <string_view>
 
 #include "core/errors.hpp"
 
@@ -45,6 +47,30 @@ fs::path existing_ancestor(fs::path dir) {
   return dir;
 }
 
+bool has_word(const std::vector<std::string>& words, std::string_view word) {
+  return std::find(words.begin(), words.end(), word) != words.end();
+}
+
+// Open MPI's mpirun refuses to start as root unless both variables are "1" or the command line
+// says --allow-run-as-root; every launch would then fail in a few milliseconds.
+bool root_consented(const SweepSpec& spec) {
+  const auto set = [&](const char* name) {
+    const auto in_spec = spec.env.find(name);
+    if (in_spec != spec.env.end()) return in_spec->second == "1";
+    const char* value = std::getenv(name);
+    return value != nullptr && std::string_view(value) == "1";
+  };
+  if (set("OMPI_ALLOW_RUN_AS_ROOT") && set("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM")) return true;
+  if (has_word(spec.launcher_args, "--allow-run-as-root")) return true;
+  for (const Axis& axis : spec.axes) {
+    if (axis.key != "launcher_args") continue;
+    return std::all_of(axis.values.begin(), axis.values.end(), [](const auto& v) {
+      return v && v->find("\"--allow-run-as-root\"") != std::string::npos;
+    });
+  }
+  return false;
+}
+
 }  // namespace
 
 void preflight(const SweepSpec& spec, const std::string& source, const std::string& colltune_path,
@@ -58,6 +84,13 @@ void preflight(const SweepSpec& spec, const std::string& source, const std::stri
         "fail), or launcher: {}",
         source, launcher,
         spec.launcher == LauncherKind::kMpirun ? "srun or local" : "mpirun or local"));
+  }
+  if (spec.launcher == LauncherKind::kMpirun && ::geteuid() == 0 && !root_consented(spec)) {
+    throw ConfigError(fmt::format(
+        "{}: launcher: mpirun as root without Open MPI's consent (every launch would fail); "
+        "allowed: export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 (or set them "
+        "in env:), or --allow-run-as-root in launcher_args",
+        source));
   }
   if (!spec.hostfile.empty() && ::access(spec.hostfile.c_str(), R_OK) != 0) {
     throw ConfigError(

@@ -1,0 +1,40 @@
+#include "sweep/fail_fast.hpp"
+
+#include <fmt/format.h>
+
+#include "core/failure_reason.hpp"
+
+namespace colltune {
+
+FailFast::Step FailFast::observe(bool done, double seconds, const std::vector<std::string>& tail) {
+  Step step;
+  if (done) {
+    watching_ = false;
+    return step;
+  }
+  const std::string reason = failure_reason(tail).value_or("the launch printed nothing");
+  if (reason != last_printed_) {
+    step.new_reason = reason;
+    last_printed_ = reason;
+  }
+  if (!watching_) return step;
+  if (seconds > kFailFastSeconds || (alike_ > 0 && reason != reason_)) {
+    watching_ = false;
+    return step;
+  }
+  reason_ = reason;
+  step.stop = ++alike_ >= kFailFastLaunches;
+  return step;
+}
+
+std::string FailFast::stop_message() const {
+  const auto fix = known_fix(reason_);
+  return fmt::format(
+      "the first {} launches all failed within {:g} s with: {}\nsweep: {}: the launches left would "
+      "fail "
+      "alike, so the sweep stops here; fix it, then resume",
+      alike_, kFailFastSeconds, reason_,
+      fix ? "fix: " + *fix : std::string("no fix is known for this cause"));
+}
+
+}  // namespace colltune

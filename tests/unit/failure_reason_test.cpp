@@ -1,0 +1,53 @@
+// The cause of a failed launch, from its log's tail: the line that says what went wrong, not
+// the launcher's last word.
+#include "core/failure_reason.hpp"
+
+#include <gtest/gtest.h>
+
+namespace colltune {
+namespace {
+
+// Open MPI 4.1's refusal as root, as mpirun prints it (its last line is the advice, not the
+// cause: the report once showed "We reiterate our advice against doing so" 46 times).
+TEST(FailureReason, RootRefusalNamesTheCauseAndTheFix) {
+  const std::vector<std::string> tail{
+      "--------------------------------------------------------------------------",
+      "mpirun has detected an attempt to run as root.",
+      "",
+      "Running as root is *strongly* discouraged as any mistake (e.g., in",
+      "defining TMPDIR) or bug can result in catastrophic damage to the OS",
+      "file system, leaving your system in an unusable state.",
+      "",
+      "We strongly suggest that you run mpirun as a non-root user.",
+      "",
+      "You can override this protection by adding the --allow-run-as-root option",
+      "to the cmd line or by setting two environment variables in the following way:",
+      "the variable OMPI_ALLOW_RUN_AS_ROOT=1 to indicate the desire to override this",
+      "protection, and OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 to confirm the choice and",
+      "add one more layer of certainty that you want to do so.",
+      "We reiterate our advice against doing so - please proceed at your own risk.",
+      "--------------------------------------------------------------------------"};
+  const auto reason = failure_reason(tail);
+  ASSERT_TRUE(reason);
+  EXPECT_EQ(*reason, "mpirun has detected an attempt to run as root.");
+  const auto fix = known_fix(*reason);
+  ASSERT_TRUE(fix);
+  EXPECT_NE(fix->find("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"),
+            std::string::npos);
+}
+
+// colltune's own line wins over mpirun's follow-up; with no cause anywhere, the last line that
+// is not decoration; nothing at all is nullopt.
+TEST(FailureReason, ColltuneLineFirstThenTheLastWords) {
+  EXPECT_EQ(failure_reason({"colltune: error: --json: 'x' is a directory",
+                            "Primary job  "
+                            "terminated normally, but 1 process returned",
+                            "a non-zero exit code. Per user-direction, the job has been aborted."}),
+            "colltune: error: --json: 'x' is a directory");
+  EXPECT_EQ(failure_reason({"some output", "last words", "-----"}), "last words");
+  EXPECT_EQ(failure_reason({}), std::nullopt);
+  EXPECT_EQ(known_fix("a cause nobody knows"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace colltune

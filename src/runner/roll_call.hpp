@@ -35,8 +35,8 @@ class RollCall {
  public:
   // Opens a UDP socket on an ephemeral port of every IPv4 interface. Never throws: on failure
   // ok() is false, address() says so, and ask() reports nothing. `host` names this process's
-  // host as the caller's messages do (MpiWorld::host()); empty takes gethostname().
-  explicit RollCall(std::string host = "");
+  // host as the caller's messages do (MpiWorld::host()); ranks with equal hosts use loopback.
+  explicit RollCall(std::string host);
   // Stops the responder thread and closes the socket.
   ~RollCall();
   RollCall(const RollCall&) = delete;
@@ -96,7 +96,8 @@ class RollCall {
 };
 
 // The one line (no newline) a rank prints when its watchdog fires: the step, --timeout, and
-// what the roll call found. `hosts` is every rank's host, in rank order. Pure; any thread.
+// what the roll call found. `hosts` is every rank's host, in rank order. Pure, any thread;
+// defined in roll_call_message.cpp.
 std::string timeout_message(const std::string& what, double timeout_seconds, int my_rank,
                             const std::vector<std::string>& hosts, const RollCallResult& r);
 

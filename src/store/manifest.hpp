@@ -38,6 +38,10 @@ struct LaunchEntry {
   std::vector<std::string> tail;      // last lines of the log when it failed or timed out
   std::vector<std::string> warnings;  // placement and health checks that failed
   std::vector<std::string> together;  // the other points measured in the same launch
+  // Once done: how many records its file holds and the file's FNV-1a 64 (16 hex digits), so a
+  // resume trusts the file only while it is what the launch left. 0 and "" in older stores.
+  std::uint64_t records_count = 0;
+  std::string records_hash;
 };
 
 struct Manifest {

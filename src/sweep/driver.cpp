@@ -166,7 +166,15 @@ SweepRun::SweepRun(const SweepPlan& plan, std::FILE* progress_out)
   if (!plan.resume) fs::create_directories(store_);  // a resumed one exists: its spec was read
   lock_ = std::make_unique<StoreLock>(store_);
   if (plan.resume) {
-    manifest_ = resumed_manifest(plan, manifest_path_);
+    std::vector<std::string> damaged;
+    manifest_ = resumed_manifest(plan, manifest_path_, damaged);
+    if (!damaged.empty()) {
+      fmt::print(progress_out, "sweep: resume: {} done launch{} run again, {} files damaged:\n",
+                 damaged.size(), damaged.size() == 1 ? "" : "es",
+                 damaged.size() == 1 ? "its" : "their");
+      for (const std::string& line : damaged) fmt::print(progress_out, "sweep:   {}\n", line);
+      save();
+    }
   } else {
     write_file_atomic(store_ + "/spec.yaml", redacted_spec_text(plan.spec.source_text));
     if (!plan.ceilings_json.empty()) {
@@ -318,8 +326,11 @@ void SweepRun::record(const Batch& batch, const Members& members, const LaunchOu
     entry.seconds = outcome.seconds;
     if (!done) entry.tail = tail_lines(log, 20);
     if (done) {
-      entry.warnings =
-          launch_warnings(*members[k], store_ + "/" + launch_records_path(entry.point_id, round));
+      const std::string path = store_ + "/" + launch_records_path(entry.point_id, round);
+      entry.warnings = launch_warnings(*members[k], path);
+      const RecordsDigest digest = digest_records(path);
+      entry.records_count = digest.count;
+      entry.records_hash = digest.hash;
     }
   }
   save();

@@ -9,6 +9,7 @@
 
 #include "core/environment.hpp"
 #include "core/errors.hpp"
+#include "core/hash.hpp"
 
 namespace colltune {
 namespace {
@@ -69,13 +70,8 @@ Point make_point(const SweepSpec& spec, Settings settings) {
 }  // namespace
 
 std::string point_id(const Settings& settings) {
-  std::uint64_t hash = 0xcbf29ce484222325ULL;
-  for (const auto& [key, value] : settings) {
-    for (char ch : key + "=" + value + "\n") {
-      hash ^= static_cast<unsigned char>(ch);
-      hash *= 0x100000001b3ULL;
-    }
-  }
+  std::uint64_t hash = kFnvOffsetBasis;
+  for (const auto& [key, value] : settings) hash = fnv1a64(key + "=" + value + "\n", hash);
   return fmt::format("{:016x}", hash);
 }
 

@@ -5,6 +5,7 @@
 
 #include "core/environment.hpp"
 #include "core/errors.hpp"
+#include "core/hash.hpp"
 
 namespace colltune {
 namespace {
@@ -48,15 +49,9 @@ std::string spec_hash(const std::string& text) {
   // Stretched: any stored verifier lets a guessed secret be confirmed offline, so each guess
   // should cost milliseconds rather than nanoseconds.
   constexpr int kRounds = 4096;
-  std::uint64_t hash = 0xcbf29ce484222325ULL;
-  for (int round = 0; round < kRounds; ++round) {
-    for (char ch : text) {
-      hash ^= static_cast<unsigned char>(ch);
-      hash *= 0x100000001b3ULL;
-    }
-    hash ^= static_cast<std::uint64_t>(round);
-    hash *= 0x100000001b3ULL;
-  }
+  std::uint64_t hash = kFnvOffsetBasis;
+  for (int round = 0; round < kRounds; ++round)
+    hash = fnv1a64(fmt::format("{}", round), fnv1a64(text, hash));
   return fmt::format("{:016x}", hash);
 }
 

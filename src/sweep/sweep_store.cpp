@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/errors.hpp"
+#include "core/hash.hpp"
 #include "core/placement_check.hpp"
 #include "core/timestamp.hpp"
 #include "store/atomic_file.hpp"
@@ -39,7 +40,39 @@ Manifest fresh_manifest(const SweepPlan& plan) {
   return m;
 }
 
-Manifest resumed_manifest(const SweepPlan& plan, const std::string& manifest_path) {
+RecordsDigest digest_records(const std::string& path) {
+  RecordsDigest d;
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) {
+    d.damage = "its records file is missing";
+    return d;
+  }
+  const std::string text = read_file(path);
+  d.hash = fmt::format("{:016x}", fnv1a64(text));
+  std::size_t start = 0;
+  for (int number = 1; start < text.size(); ++number) {
+    const std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) {
+      d.damage = fmt::format("line {} is cut off (no newline)", number);
+      return d;
+    }
+    const auto j = nlohmann::json::parse(text.substr(start, end - start), nullptr, false);
+    try {
+      if (j.is_discarded()) throw ConfigError("not JSON");
+      record_from_json(j, fmt::format("line {}", number));
+    } catch (const ConfigError& e) {
+      d.damage = fmt::format("line {}: {}", number, e.what());
+      return d;
+    }
+    ++d.count;
+    start = end + 1;
+  }
+  if (d.count == 0) d.damage = "its records file is empty";
+  return d;
+}
+
+Manifest resumed_manifest(const SweepPlan& plan, const std::string& manifest_path,
+                          std::vector<std::string>& damaged) {
   Manifest m = manifest_from_json(nlohmann::json::parse(read_file(manifest_path), nullptr, false),
                                   manifest_path);
   std::vector<std::string> ids;
@@ -61,6 +94,21 @@ Manifest resumed_manifest(const SweepPlan& plan, const std::string& manifest_pat
       if (e.pid_start_ticks != 0 && process_start_ticks(pid) == e.pid_start_ticks &&
           cmd.find(fs::path(e.argv[0]).filename().string()) != std::string::npos) {
         kill_process_tree(static_cast<pid_t>(e.pid));
+      }
+    }
+    if (e.status == "done") {
+      // The files are what counts, not the manifest's word: a torn or deleted file runs again.
+      const RecordsDigest now =
+          digest_records(plan.store_dir + "/" + launch_records_path(e.point_id, e.round));
+      std::string why = now.damage;
+      if (why.empty() && !e.records_hash.empty() &&
+          (now.count != e.records_count || now.hash != e.records_hash)) {
+        why = fmt::format("its records changed ({} records, hash {}; the launch left {}, {})",
+                          now.count, now.hash, e.records_count, e.records_hash);
+      }
+      if (!why.empty()) {
+        damaged.push_back(fmt::format("point {} round {}: {}", e.point_id, e.round, why));
+        e.status = "failed";
       }
     }
     if (e.status != "done" && e.status != "decided") {

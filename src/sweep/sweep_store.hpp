@@ -16,7 +16,18 @@ Manifest fresh_manifest(const SweepPlan& plan);
 
 // The stored manifest, checked against the plan's points; a launch a killed driver left running
 // is stopped (only if its pid still has the recorded start time) and set pending again.
-Manifest resumed_manifest(const SweepPlan& plan, const std::string& manifest_path);
+// A done launch whose records file is missing, torn, or not what the manifest recorded (count,
+// hash) is set pending again and named in `damaged` ("point P round R: why").
+Manifest resumed_manifest(const SweepPlan& plan, const std::string& manifest_path,
+                          std::vector<std::string>& damaged);
+
+// A launch's records file as the manifest should know it: every line a sound record.
+struct RecordsDigest {
+  std::uint64_t count = 0;
+  std::string hash;    // 16 hex digits of FNV-1a 64 over the file's bytes
+  std::string damage;  // empty when sound; else what is wrong ("missing", "line 3: ...")
+};
+RecordsDigest digest_records(const std::string& path);
 
 // Removes the records (and their .partial) a previous try of this launch left.
 void remove_stale(const std::string& store, const LaunchEntry& e);

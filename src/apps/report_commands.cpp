@@ -338,6 +338,12 @@ int tune_command(const std::vector<std::string>& args) {
     throw ConfigError(fmt::format(
         "--max-bytes: '{}' is not a size; allowed: bytes with an optional K, M or G suffix",
         max_bytes));
+  if (*lo > *hi) {
+    throw ConfigError(fmt::format(
+        "--min-bytes: {} is above --max-bytes {}; allowed: a range whose least is at most its "
+        "greatest",
+        min_bytes, max_bytes));
+  }
   o.min_bytes = *lo;
   o.max_bytes = *hi;
   const std::vector<std::string> allowed{"nccl-tuner", "ompi-rules", "env", "openmetrics"};

@@ -69,6 +69,13 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
   check_against_world(options, nranks);
   const RunPlan run_plan = plan_run(options, nranks);
   const std::vector<Collective>& plan = run_plan.ops;
+  if (plan.empty() && options.max_bytes >= run_plan.smallest_useful_bytes) {
+    // -e holds a useful size, but the steps from -b never reach one (-b 0 -i 1M stays at 0).
+    throw ConfigError(fmt::format(
+        "-b/--minbytes: {} B: the sizes it steps to up to {} B hold less than one element per "
+        "block of what was asked on {} ranks; allowed: {} or more",
+        options.min_bytes, options.max_bytes, nranks, run_plan.smallest_useful_bytes));
+  }
   if (plan.empty()) {
     throw ConfigError(fmt::format(
         "--maxbytes: {} B holds less than one element per block of what was asked on {} ranks; "

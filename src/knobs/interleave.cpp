@@ -33,7 +33,14 @@ std::optional<std::string> env_name(std::string_view text, std::string_view flag
 }
 
 std::string value_or_throw(std::string_view text, std::string_view flag, const std::string& name) {
-  if (auto value = canonical_in_process_value(name, text)) return *value;
+  if (auto value = canonical_in_process_value(name, text)) {
+    // The knob table's domain (coll_tuned_allreduce_algorithm 0-6) before any launch: MPI_T
+    // would only refuse it mid-run, as "MPI_T error 63".
+    const auto problem = *value == "default" ? std::nullopt : check_knob(name, *value);
+    if (!problem) return *value;
+    throw ConfigError(fmt::format("{} {}: '{}' is not allowed; {}, or default (the launch value)",
+                                  flag, parameter_name(name), text, *problem));
+  }
   const std::string allowed = is_nccl_in_process_knob(name)
                                   ? check_knob(name, text).value_or("allowed: a list NCCL parses")
                                   : "allowed: a 32-bit integer";
@@ -70,7 +77,12 @@ std::vector<InProcessSettings> product_of_axes(const std::vector<std::string>& a
     for (bool more = true; more;) {
       const auto comma = rest.find(',');
       const std::string value = value_or_throw(rest.substr(0, comma), "--interleave", *name);
-      if (std::find(values.begin(), values.end(), value) == values.end()) values.push_back(value);
+      if (std::find(values.begin(), values.end(), value) != values.end()) {
+        throw ConfigError(
+            fmt::format("--interleave {}: '{}' is given twice; allowed: each value once",
+                        parameter_name(*name), value));
+      }
+      values.push_back(value);
       more = comma != std::string_view::npos;
       if (more) rest.remove_prefix(comma + 1);
     }

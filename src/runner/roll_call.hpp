@@ -18,7 +18,7 @@ namespace colltune {
 struct PeerAnswer {
   int rank = -1;
   std::uint64_t progress = 0;  // progress calls seen so far
-  std::int64_t idle_ms = 0;    // since its last progress
+  std::int64_t idle_ms = -1;   // since its last progress; -1: not known
   bool armed = false;          // a step is being watched
 };
 

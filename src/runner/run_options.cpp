@@ -220,6 +220,13 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
     o.step_factor =
         static_cast<std::uint64_t>(parse_integer_flag(step_factor, "-f/--stepfactor", 1, 1 << 20));
   }
+  if (!step_bytes.empty() && o.step_factor > 1) {
+    // nccl-tests multiplies when -f is above 1 and never adds -i then: say so, not drop it.
+    throw ConfigError(fmt::format(
+        "-i/--stepbytes: {} given with -f/--stepfactor {}; allowed: one of them (-f multiplies "
+        "each size, -i adds to it)",
+        step_bytes, o.step_factor));
+  }
   sweep_sizes(o.min_bytes, o.max_bytes, o.step_factor, o.step_bytes);  // throws if empty/endless
   auto& policy = o.policy;
   if (!iters.empty())

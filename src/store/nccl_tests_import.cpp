@@ -77,12 +77,25 @@ Dataset load_nccl_tests(const std::string& path, const nlohmann::json& j, const 
   Dataset d;
   d.source = path;
   d.kind = "nccl-tests";
+  // nccl-tests 2.19's -J schema; a later one may move or rename what this reader takes.
+  constexpr int kKnownVersion = 3;
+  const auto version = j.find("version");
+  if (version == j.end() || !version->is_number_integer() || *version != kKnownVersion) {
+    throw ConfigError(
+        fmt::format("{}: version: {} is not readable; allowed: {} (nccl-tests' -J "
+                    "schema that colltune reads)",
+                    path, version == j.end() ? "missing" : version->dump(), kKnownVersion));
+  }
+  // The field being read, so that a wrong type names it rather than the JSON library's code.
+  std::string field = "args[0]";
   try {
     const std::string program = j.at("args").at(0).get<std::string>();
+    field = "results";
     // colltune run -J names the collective in each row (one per file), where nccl-tests' program
     // name says it.
     d.name = std::filesystem::path(program).filename() == "colltune" ? written_by_colltune(j, path)
                                                                      : collective_of(program, path);
+    field = "config";
     const auto& config = j.contains("config") ? j["config"] : nlohmann::json::object();
     const int threads = positive(config, "nthreads"), gpus = positive(config, "ngpus");
     const auto devices = config.value("devices", nlohmann::json::array());
@@ -102,6 +115,7 @@ Dataset load_nccl_tests(const std::string& path, const nlohmann::json& j, const 
     }
     std::vector<int> ranks_per_host;
     for (const auto& h : hosts) ranks_per_host.push_back(per_host[h] * threads * gpus);
+    field = "env";
     std::vector<std::string> env_strings;
     for (const auto& e : j.value("env", nlohmann::json::array()))
       env_strings.push_back(e.get<std::string>());
@@ -118,12 +132,15 @@ Dataset load_nccl_tests(const std::string& path, const nlohmann::json& j, const 
                                 {"command_line", j.at("args")},
                                 {"environment", allowed_environment(env_entries.data())},
                                 {"timing", "batch"}};
+    field = "results";
     const auto& results = j.at("results");
+    if (!results.is_array()) throw nlohmann::json::type_error::create(302, "not a list", &results);
     for (std::size_t i = 0; i < results.size(); ++i) {
       const auto& row = results[i];
       for (const std::string half : {"out_of_place", "in_place"}) {
         if (!row.contains(half) || row[half].is_null()) continue;
         const std::string where = fmt::format("{}: results[{}].{}", path, i, half);
+        field = fmt::format("results[{}]", i);
         const auto& body = row[half];
         Record r;
         r.point_id = "nccl-tests";
@@ -167,7 +184,11 @@ Dataset load_nccl_tests(const std::string& path, const nlohmann::json& j, const 
       }
     }
   } catch (const nlohmann::json::exception& e) {
-    throw ConfigError(fmt::format("{}: not nccl-tests JSON output ({})", path, e.what()));
+    // The library's text stays out ("type_error.302"): the field and what is allowed say it.
+    throw ConfigError(fmt::format(
+        "{}: {}: a field is missing or of the wrong type; allowed: nccl-tests -J output as "
+        "nccl-tests 2.19 writes it (docs/jsonl-schema.md names what colltune reads)",
+        path, field));
   }
   return d;
 }

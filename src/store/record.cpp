@@ -27,6 +27,23 @@ std::uint64_t unsigned_field(const nlohmann::json& j, const char* key, const std
   bad(where, key, v.dump(), "an integer from 0 to 2^63 - 1");
 }
 
+const nlohmann::json& field(const nlohmann::json& j, const char* key, const std::string& where) {
+  const auto it = j.find(key);
+  if (it == j.end()) {
+    throw ConfigError(
+        fmt::format("{}: {}: missing; allowed: a record as docs/jsonl-schema.md "
+                    "gives it",
+                    where, key));
+  }
+  return *it;
+}
+
+std::string text_field(const nlohmann::json& j, const char* key, const std::string& where) {
+  const auto& v = field(j, key, where);
+  if (!v.is_string()) bad(where, key, v.dump(), "a string");
+  return v.get<std::string>();
+}
+
 int int_field(const nlohmann::json& j, const char* key, const std::string& where, int lo, int hi) {
   const auto& v = j.at(key);
   if (v.is_number_integer() && v.get<std::int64_t>() >= lo && v.get<std::int64_t>() <= hi)
@@ -166,27 +183,39 @@ nlohmann::json make_record(const Measurement& m, const RunContext& context) {
 
 Record record_from_json(const nlohmann::json& j, const std::string& where) {
   Record r;
+  if (!j.is_object()) {
+    throw ConfigError(
+        fmt::format("{}: not a colltune record: a JSON {} where a record (an object) "
+                    "belongs; allowed: one record object per line",
+                    where, j.type_name()));
+  }
   try {
     const int version = j.at("schema_version").get<int>();
     if (version != kSchemaVersion) {
       throw ConfigError(fmt::format("{}: schema_version: {} is not readable; allowed: {}", where,
                                     version, kSchemaVersion));
     }
-    r.collective = j.at("collective").get<std::string>();
-    r.dtype = j.at("dtype").get<std::string>();
-    r.op = j.at("op").get<std::string>();
-    r.in_place = j.at("in_place").get<bool>();
+    r.collective = text_field(j, "collective", where);
+    r.dtype = text_field(j, "dtype", where);
+    r.op = text_field(j, "op", where);
+    const auto& in_place = field(j, "in_place", where);
+    if (!in_place.is_boolean()) bad(where, "in_place", in_place.dump(), "true or false");
+    r.in_place = in_place.get<bool>();
     r.nranks = int_field(j, "nranks", where, 1, 1 << 24);
     r.root = j.contains("root") ? int_field(j, "root", where, -1, r.nranks - 1) : 0;
     r.bytes = unsigned_field(j, "bytes", where);
     r.count = unsigned_field(j, "count", where);
     r.window = j.at("window").is_null() ? 0 : int_field(j, "window", where, 1, 1 << 20);
-    r.backend = j.at("context").at("backend").get<std::string>();
-    r.timing = j.at("timing").get<std::string>();
-    r.cache = j.at("cache").get<std::string>();
-    if (!j.at("skipped").is_null()) r.skipped = j.at("skipped").get<std::string>();
+    const auto& context = field(j, "context", where);
+    if (!context.is_object()) bad(where, "context", context.dump().substr(0, 40), "an object");
+    r.backend = text_field(context, "backend", where + ": context");
+    r.timing = text_field(j, "timing", where);
+    r.cache = text_field(j, "cache", where);
+    if (!field(j, "skipped", where).is_null()) r.skipped = text_field(j, "skipped", where);
     if (!j.at("wrong").is_null()) r.wrong = unsigned_field(j, "wrong", where);
-    for (const auto& v : j.at("samples_seconds")) {
+    const auto& samples = field(j, "samples_seconds", where);
+    if (!samples.is_array()) bad(where, "samples_seconds", samples.dump(), "a list of seconds");
+    for (const auto& v : samples) {
       if (!v.is_number()) bad(where, "samples_seconds", v.dump(), "numbers (seconds)");
       r.samples_seconds.push_back(v.get<double>());
     }
@@ -210,7 +239,12 @@ Record record_from_json(const nlohmann::json& j, const std::string& where) {
       r.race_turn = int_field(race, "turn", where, 1, 1'000'000);
     }
   } catch (const nlohmann::json::exception& e) {
-    throw ConfigError(fmt::format("{}: not a colltune record ({})", where, e.what()));
+    // What is left: a nested field of the wrong shape. The library's id ("type_error.302") is
+    // no help to a reader; its words after it are.
+    const std::string what = e.what();
+    throw ConfigError(
+        fmt::format("{}: not a colltune record ({})", where,
+                    what.substr(what.find("] ") == std::string::npos ? 0 : what.find("] ") + 2)));
   }
   check_record(r, where);
   r.kind = *parse_coll_kind(r.collective);

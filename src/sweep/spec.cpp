@@ -73,8 +73,9 @@ const std::vector<std::pair<std::string, std::string>> kBenchmarkFlags{
     {"exchange_seed", "--exchange-seed"}};
 
 void check_axis_value(const Parser& p, const YAML::Node& node, const std::string& key,
-                      const std::string& value, SweepSpec& spec) {
-  const std::string field = "axes." + key;
+                      const std::string& value, SweepSpec& spec,
+                      const std::string& section = "axes") {
+  const std::string field = section + "." + key;
   std::optional<std::string> problem;
   if (key == "np" || key == "nodes" || key == "ranks_per_node") {
     p.integer(node, field, 1, 1'000'000);
@@ -263,6 +264,7 @@ SweepSpec parse_spec_root(const YAML::Node& root, const std::string& text,
   const Parser p(source);
   SweepSpec spec;
   spec.source_text = text;
+  p.check_structure(root);
   p.check_keys(root, "", kTopKeys);
 
   spec.name = root["name"] ? p.scalar(root["name"], "name") : "sweep";
@@ -286,7 +288,7 @@ SweepSpec parse_spec_root(const YAML::Node& root, const std::string& text,
     }
   }
   if (root["launcher_args"]) spec.launcher_args = p.strings(root["launcher_args"], "launcher_args");
-  if (root["hosts"]) spec.hosts = p.strings(root["hosts"], "hosts");
+  if (root["hosts"]) spec.hosts = p.hosts(root["hosts"], "hosts");
   if (root["hostfile"]) spec.hostfile = p.scalar(root["hostfile"], "hostfile");
   if (!spec.hosts.empty() && !spec.hostfile.empty()) {
     p.fail(root["hostfile"], "hostfile", "give hosts or hostfile, not both");
@@ -377,6 +379,9 @@ SweepSpec parse_spec_root(const YAML::Node& root, const std::string& text,
   }
   if (root["baseline"]) {
     spec.baseline = parse_rule(p, root["baseline"], "baseline", axis_keys);
+    for (const auto& [key, value] : spec.baseline) {  // as strictly as the axis' own values
+      if (value) check_axis_value(p, root["baseline"][key], key, *value, spec, "baseline");
+    }
   }
   if (root["interleave"]) parse_interleave_keys(p, root["interleave"], spec);
   if (spec.race && spec.repetitions <= 3) {

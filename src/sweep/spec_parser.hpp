@@ -7,7 +7,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -74,6 +76,60 @@ class Parser {
     if (!node.IsSequence()) fail(node, field, "expected a value or a list of values");
     std::vector<std::string> out;
     for (const auto& item : node) out.push_back(scalar(item, field));
+    return out;
+  }
+
+  // Before any key is read: yaml-cpp keeps a duplicated key's both entries (lookups find the
+  // first, loops see both), reads a complex key as "bad conversion" and a NUL as any byte.
+  void check_structure(const YAML::Node& node, const std::string& field = "") const {
+    if (node.IsScalar() && node.Scalar().find('\0') != std::string::npos) {
+      fail(node, field.empty() ? "spec" : field,
+           "holds a NUL byte; allowed: text without NUL bytes");
+    }
+    if (node.IsSequence()) {
+      for (std::size_t i = 0; i < node.size(); ++i)
+        check_structure(node[i], fmt::format("{}[{}]", field, i));
+    }
+    if (!node.IsMap()) return;
+    std::map<std::string, int> first_line;
+    for (const auto& entry : node) {
+      if (!entry.first.IsScalar()) {
+        fail(entry.first, field.empty() ? "spec" : field,
+             "a list or mapping as a key is not allowed; allowed: a plain name");
+      }
+      const std::string key = entry.first.Scalar();
+      const std::string path = field.empty() ? key : field + "." + key;
+      const auto [it, fresh] = first_line.emplace(key, entry.first.Mark().line + 1);
+      if (!fresh) {
+        fail(entry.first, path,
+             fmt::format("duplicate key (first at line {}); allowed: each key once", it->second));
+      }
+      check_structure(entry.second, path);
+    }
+  }
+
+  // Host names or addresses, each optionally with ":SLOTS": never an option ("-np") or a shell
+  // word ("$(...)"), which would reach mpirun's --host or srun's --nodelist as such.
+  std::vector<std::string> hosts(const YAML::Node& node, const std::string& field) const {
+    std::vector<std::string> out = strings(node, field);
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      const std::string& host = out[i];
+      const auto colon = host.find(':');
+      const std::string name = host.substr(0, colon);
+      const std::string slots = colon == std::string::npos ? "1" : host.substr(colon + 1);
+      const bool name_ok = !name.empty() && std::isalnum(static_cast<unsigned char>(name[0])) &&
+                           std::all_of(name.begin(), name.end(), [](unsigned char ch) {
+                             return std::isalnum(ch) || ch == '.' || ch == '-' || ch == '_';
+                           });
+      const bool slots_ok =
+          !slots.empty() && slots.size() < 7 && std::all_of(slots.begin(), slots.end(), ::isdigit);
+      if (!name_ok || !slots_ok) {
+        fail(node.IsSequence() ? node[i] : node, field,
+             fmt::format("'{}' is not allowed; allowed: a host name or address (letters, digits, "
+                         ". - _, starting with a letter or digit), optionally :SLOTS",
+                         host));
+      }
+    }
     return out;
   }
 

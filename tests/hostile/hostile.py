@@ -100,7 +100,27 @@ def setup(args, root):
         "arrayjsonl": ("array.jsonl", "[1,2]\n"),
         "dupspec": ("dup.yaml", "name: a\nname: a\n"),
         "hostsspec": ("hosts.yaml", 'name: h\nhosts: ["-np"]\n'),
+        "shellhostspec": ("shellhost.yaml", 'name: h\nhosts: ["$(touch /tmp/x)"]\n'),
+        "dupaxisspec": ("dupaxis.yaml", "axes:\n  np: [2]\n  np: [4]\n"),
+        "nulspec": ("nul.yaml", 'name: "a\\0b"\n'),
+        "complexkeyspec": ("complex.yaml", "? [a, b]\n: 1\n"),
+        "baselinespec": ("baseline.yaml", "axes:\n  OMPI_MCA_coll_tuned_use_dynamic_rules: [1]\n"
+                         "  OMPI_MCA_coll_tuned_allreduce_algorithm: [1, 2]\n"
+                         "baseline: {OMPI_MCA_coll_tuned_allreduce_algorithm: 9}\n"),
+        "bigspec": ("big.yaml", "axes:\n" + "".join(
+            f"  NCCL_{k}: [{', '.join(str(v) for v in range(1, 51))}]\n" for k in "ABCDE")),
+        "wrongtype": ("wrongtype.jsonl", None),
+        "ncclv4": ("nccl-v4.json", None),
     }
+    with open(os.path.join(fx, "base", "manifest.json")) as f:
+        launch = next(l for l in json.load(f)["launches"] if l["status"] == "done")
+    with open(os.path.join(fx, "base", launch["records"])) as f:
+        record = json.loads(f.readline())
+    record["dtype"] = 5
+    texts["wrongtype"] = ("wrongtype.jsonl", json.dumps(record) + "\n")
+    with open(os.path.join(fx, "nccl-tests.json")) as f:
+        nccl_tests = json.load(f)
+    texts["ncclv4"] = ("nccl-v4.json", json.dumps(dict(nccl_tests, version=4)))
     for name, (file_name, text) in texts.items():
         with open(path(name, file_name), "w") as f:
             f.write(text)
@@ -225,6 +245,11 @@ def main():
         for case in cases:
             run_case(case, names, root)
         side_effects(cases, names, root)
+        for case in cases:
+            # One clear line, never the JSON library's code or a C++ exception's type name.
+            leaked = [w for w in ("json.exception", "type_error", "out_of_range", "bad_alloc",
+                                  "terminate called") if w in case.stderr]
+            check(not leaked, f"cases.tsv:{case.lineno}: library text {leaked} in the output")
         print(f"{NAME}: {len(cases)} case(s) from {args.cases}")
     finally:
         if args.keep:

@@ -1,3 +1,4 @@
+// timeout_message against whole lines written out by hand: what an operator reads.
 #include <gtest/gtest.h>
 
 #include <string>

@@ -145,11 +145,13 @@ void RollCall::start(int rank, std::uint64_t nonce, const std::vector<std::strin
   }
   try {  // without a thread peers name this rank silent: it cannot answer, true enough
     responder_ = std::thread([this] { respond(); });
+    running_.store(true);
   } catch (...) {
   }
 }
 
 void RollCall::stop() {
+  running_.store(false);  // an ask() under way now reports nothing rather than all silent
   if (!responder_.joinable()) return;
   const char byte = 0;
   while (write(wake_[1], &byte, 1) < 0 && errno == EINTR) {
@@ -219,7 +221,7 @@ void RollCall::send_query(int to, const Peer& peer, std::uint32_t seq, bool fres
 
 RollCallResult RollCall::ask(std::chrono::milliseconds window) {
   RollCallResult result;
-  if (!responder_.joinable() || peers_.empty()) return result;
+  if (!running_.load() || peers_.empty()) return result;
   result.asked = true;
   // Read before asking: a rank that was asked first has an asker that reports.
   const bool fresh = !asked_ever_.load();
@@ -247,6 +249,7 @@ RollCallResult RollCall::ask(std::chrono::milliseconds window) {
                           : result.silent.push_back(static_cast<int>(r));
   }
   lock.unlock();
+  if (!running_.load()) return RollCallResult{};  // stopped meanwhile: nobody could answer
   // One reporter: the lowest-ranked of the askers that nobody had asked before they asked.
   const int lowest = lowest_fresh_asker_.load();
   result.defer = !fresh || (lowest >= 0 && lowest < rank_);

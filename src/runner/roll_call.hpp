@@ -14,7 +14,7 @@
 
 namespace colltune {
 
-// What one rank tells an asker about itself; progress and idle_ms are the caller's own units.
+// What one rank tells an asker about itself, as its mine() callback filled it in.
 struct PeerAnswer {
   int rank = -1;
   std::uint64_t progress = 0;  // progress calls seen so far
@@ -52,8 +52,8 @@ class RollCall {
   static std::uint64_t make_nonce();
 
   // Starts the responder thread, which answers peers' queries with mine() (called on that
-  // thread, so it must be thread-safe; an exception from it answers zeros). `addresses` holds
-  // every rank's address(), in rank order. Main thread, once, after the gather.
+  // thread, so it must be thread-safe; its rank is ignored; an exception from it answers
+  // defaults). `addresses` holds every rank's address(), in rank order. Main thread, once.
   void start(int rank, std::uint64_t nonce, const std::vector<std::string>& addresses,
              std::function<PeerAnswer()> mine);
   // Joins the responder: mine() is never called after it returns. Idempotent; call it before
@@ -85,6 +85,7 @@ class RollCall {
   std::vector<Peer> peers_;  // indexed by rank; empty when no roll call is possible
   std::function<PeerAnswer()> mine_;
   std::thread responder_;
+  std::atomic<bool> running_{false};  // the responder answers; main thread writes, ask() reads
 
   // Written by the responder, read by ask(): who asked this rank, so that one rank reports.
   std::atomic<bool> asked_ever_{false};

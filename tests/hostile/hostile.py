@@ -124,6 +124,7 @@ def setup(args, root):
     for name, (file_name, text) in texts.items():
         with open(path(name, file_name), "w") as f:
             f.write(text)
+    os.symlink("/dev/full", path("fulljson", "full.json"))
     return names
 
 
@@ -212,6 +213,12 @@ def side_effects(cases, names, root):
     with open(names["plainfile"]) as f:
         check(f.read() == PLAIN_TEXT, "{plainfile} was changed by report --out {plainfile}")
 
+    # Links are followed, never replaced: /dev/stdout stays the kernel's link, a link to
+    # /dev/full stays a link.
+    for link in ("/dev/stdout", names["fulljson"]):
+        check(os.path.islink(link), f"{link} is no longer a symlink")
+    check(is_char_device("/dev/full"), "/dev/full is no longer a character device")
+
     # The duplicate input is a warning, on stderr, not part of the report.
     twice = [c for c in cases if c.argv.count("--baseline") == 2]
     check(bool(twice), "cases.tsv: no case gives --baseline twice")
@@ -220,6 +227,31 @@ def side_effects(cases, names, root):
               f"cases.tsv:{case.lineno}: no 'given twice' warning on stderr")
         check("given twice" not in case.stdout,
               f"cases.tsv:{case.lineno}: the 'given twice' warning went to stdout")
+
+
+def read_only_store(args, names, root):
+    """report into a store this user cannot write: exit 2 before reading, naming the store. As
+    root (who writes anything), the run is as nobody, over world-readable copies."""
+    store = os.path.join(root, "ro-store")
+    shutil.copytree(os.path.join(names["fx"], "base"), store)
+    argv = [os.path.abspath(args.colltune), "report", store]
+    if os.geteuid() == 0:
+        if shutil.which("setpriv") is None:
+            print("read-only store: skipped: setpriv is not on PATH")
+            return
+        for directory, _, files in os.walk(root):
+            os.chmod(directory, 0o755)
+            for name in files:
+                os.chmod(os.path.join(directory, name), 0o644)
+        argv = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] + argv
+    else:
+        os.chmod(store, 0o555)
+    before = sorted(os.listdir(store))
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    check(proc.returncode == 2, f"read-only store: exit {proc.returncode}: {proc.stderr}")
+    check(f"'{store}' cannot be written" in proc.stderr, f"read-only store: {proc.stderr}")
+    os.chmod(store, 0o755)
+    check(sorted(os.listdir(store)) == before, "read-only store: files appeared in it")
 
 
 def main():
@@ -245,6 +277,7 @@ def main():
         for case in cases:
             run_case(case, names, root)
         side_effects(cases, names, root)
+        read_only_store(args, names, root)
         for case in cases:
             # One clear line, never the JSON library's code or a C++ exception's type name.
             leaked = [w for w in ("json.exception", "type_error", "out_of_range", "bad_alloc",

@@ -256,6 +256,18 @@ TEST(RollCall, MalformedDatagramsAreIgnored) {
   EXPECT_EQ(describe(me.ask(milliseconds(200))), "asked=1 defer=0 silent= answered=1");
 }
 
+TEST(RollCall, AStoppedResponderIsSilentAndAStoppedAskerAsksNobody) {
+  RollCall zero(kHost), one(kHost);
+  const std::vector<std::string> addresses = {zero.address(), one.address()};
+  zero.start(0, 3, addresses, [] { return answer_of(0); });
+  one.start(1, 3, addresses, [] { return answer_of(1); });
+  EXPECT_EQ(describe(zero.ask(milliseconds(100))), "asked=1 defer=0 silent= answered=1");
+  one.stop();
+  EXPECT_EQ(describe(zero.ask(milliseconds(100))), "asked=1 defer=0 silent=1 answered=");
+  zero.stop();
+  EXPECT_FALSE(zero.ask(milliseconds(100)).asked);
+}
+
 TEST(RollCall, NoRollCallWithoutEveryAddress) {
   RollCall me(kHost);
   ASSERT_TRUE(me.ok());

@@ -93,10 +93,11 @@ void print_dry_run(const SweepSpec& spec, const std::vector<Point>& points,
       }
       // Safe to paste and to share: secrets redacted as the manifest redacts them.
       std::vector<std::string> words;
-      for (const auto& [key, value] : launch.env) words.push_back(key + "=" + value);
-      words.insert(words.end(), launch.argv.begin(), launch.argv.end());
-      words = redact_words(words);
-      for (auto& word : words) word = shell_quote(word);
+      for (const auto& [key, value] : launch.env) {
+        const std::string shown = redact_words({key + "=" + value}).front();
+        words.push_back(key + "=" + shell_quote(shown.substr(key.size() + 1)));
+      }
+      for (const auto& word : redact_words(launch.argv)) words.push_back(shell_quote(word));
       fmt::print("{}\n", fmt::join(words, " "));
     }
   }

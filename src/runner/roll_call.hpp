@@ -42,6 +42,7 @@ class RollCall {
   RollCall(const RollCall&) = delete;
   RollCall& operator=(const RollCall&) = delete;
 
+  // Whether the socket opened; any thread.
   bool ok() const { return fd_ >= 0; }
   // "host|port|ip4,ip4,..." (port empty when !ok()); the caller all-gathers it over the ranks.
   std::string address() const;

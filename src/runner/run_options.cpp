@@ -221,10 +221,11 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
         static_cast<std::uint64_t>(parse_integer_flag(step_factor, "-f/--stepfactor", 1, 1 << 20));
   }
   if (!step_bytes.empty() && o.step_factor > 1) {
-    // nccl-tests multiplies when -f is above 1 and never adds -i then: say so, not drop it.
-    throw ConfigError(fmt::format(
-        "-i/--stepbytes: {} given with -f/--stepfactor {}; allowed: one of them (-f multiplies "
-        "each size, -i adds to it)",
+    // nccl-tests multiplies when -f is above 1 and never adds -i then: said, not dropped
+    // silently (a sweep spec may carry both, documented as "-i when step_factor is 1").
+    o.notes.push_back(fmt::format(
+        "-i/--stepbytes {} is not used: -f/--stepfactor {} multiplies each size (-i adds only "
+        "with -f 1)",
         step_bytes, o.step_factor));
   }
   sweep_sizes(o.min_bytes, o.max_bytes, o.step_factor, o.step_bytes);  // throws if empty/endless

@@ -77,14 +77,14 @@ Dataset load_nccl_tests(const std::string& path, const nlohmann::json& j, const 
   Dataset d;
   d.source = path;
   d.kind = "nccl-tests";
-  // nccl-tests 2.19's -J schema; a later one may move or rename what this reader takes.
-  constexpr int kKnownVersion = 3;
+  // The -J schemas this reader knows (nccl-tests 2.19 writes 3; 2 carries the same fields it
+  // reads); a later one may move or rename them.
   const auto version = j.find("version");
-  if (version == j.end() || !version->is_number_integer() || *version != kKnownVersion) {
+  if (version == j.end() || !version->is_number_integer() || (*version != 2 && *version != 3)) {
     throw ConfigError(
-        fmt::format("{}: version: {} is not readable; allowed: {} (nccl-tests' -J "
-                    "schema that colltune reads)",
-                    path, version == j.end() ? "missing" : version->dump(), kKnownVersion));
+        fmt::format("{}: version: {} is not readable; allowed: 2 or 3 (the "
+                    "nccl-tests -J schemas colltune reads)",
+                    path, version == j.end() ? "missing" : version->dump()));
   }
   // The field being read, so that a wrong type names it rather than the JSON library's code.
   std::string field = "args[0]";

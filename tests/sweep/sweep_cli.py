@@ -19,7 +19,7 @@ cases = [
     # Preflight: what would fail every launch is found before the first (exit 2, one line).
     ("", "spec.yaml: the spec is empty; allowed: a spec with at least one key"),
     ("# only a comment\n", "spec.yaml: the spec is empty"),
-    ("? [a]\n: 1\n", "spec.yaml:1:3: not a spec colltune reads: bad conversion"),
+    ("? [a]\n: 1\n", "spec.yaml:1:3: spec: a list or mapping as a key is not allowed"),
     ("hostfile: /nonexistent/hosts\n",
      "spec.yaml: hostfile: '/nonexistent/hosts' cannot be read (No such file or directory)"),
     ("colltune: /nonexistent/colltune\n",

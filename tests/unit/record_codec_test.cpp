@@ -115,9 +115,20 @@ TEST_F(RecordFiles, ADuplicatedRecordIsReportedOrLeftOutWhenAsked) {
 }
 
 TEST_F(RecordFiles, SeveralRunFilesAreSeveralLaunchesOfOnePoint) {
-  const std::string line = good_record().dump() + "\n";
-  const Dataset d =
-      load_datasets({write("a.jsonl", line), write("b.jsonl", line), write("c.jsonl", line)});
+  std::vector<std::string> paths;
+  for (const char* name : {"a.jsonl", "b.jsonl", "c.jsonl"}) {
+    auto r = good_record();  // each launch its own samples, as real launches have
+    r["samples_seconds"][0] =
+        r["samples_seconds"][0].get<double>() * (1.01 + 0.01 * static_cast<double>(paths.size()));
+    paths.push_back(write(name, r.dump() + "\n"));
+  }
+  // A copy of a launch, and a path given again, are that launch, not two more.
+  std::filesystem::copy_file(paths[0], dir / "copy.jsonl");
+  const Dataset once = load_datasets({paths[0], (dir / "copy.jsonl").string(), paths[0]});
+  EXPECT_EQ(once.records.size(), 1u);
+  ASSERT_EQ(once.left_out.size(), 2u);
+  EXPECT_NE(once.left_out[0].find("given twice"), std::string::npos) << once.left_out[0];
+  const Dataset d = load_datasets(paths);
   ASSERT_EQ(d.records.size(), 3u);
   EXPECT_EQ(d.points.size(), 1u);
   EXPECT_EQ(d.records[0].round, 1);

@@ -276,7 +276,7 @@ TEST(RunOptions, NcclInterleaveNeedsTwoRanks) {
 
 TEST(RunOptions, InterleaveIsTheProductInFlagOrder) {
   const RunOptions o =
-      parse_run_options({"--interleave", "OMPI_MCA_coll_tuned_allreduce_algorithm=4,default,4",
+      parse_run_options({"--interleave", "OMPI_MCA_coll_tuned_allreduce_algorithm=4,default",
                          "--interleave", "coll_tuned_allreduce_algorithm_segmentsize=0,08192"});
   const std::vector<InProcessSettings> expected{
       {{"OMPI_MCA_coll_tuned_allreduce_algorithm", "4"},

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <thread>
 
 #include "apps/run_context.hpp"
 #include "backends/registry.hpp"
@@ -19,6 +20,7 @@
 #include "report/nccl_tests_json.hpp"
 #include "runner/measure.hpp"
 #include "runner/plan.hpp"
+#include "runner/roll_call.hpp"
 #include "runner/run_options.hpp"
 #include "runner/watchdog.hpp"
 
@@ -122,16 +124,35 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
   }
 
   const double timeout_seconds = options.timeout_seconds;
+  // A roll call over UDP, answered from a thread of each rank, names a rank that went silent
+  // (stopped, frozen) when a watchdog fires. Set up on every rank alike: these are collectives.
+  RollCall roll_call(world.host());
+  const std::vector<std::string> roll_call_addresses = world.all_gather(roll_call.address());
+  std::vector<std::string> hosts;
+  for (const std::string& a : roll_call_addresses) hosts.push_back(RollCall::host_of(a));
+  std::uint64_t nonce = RollCall::make_nonce();
+  world.broadcast_bytes(&nonce, sizeof nonce);
   Watchdog watchdog([&](const std::string& what) {
-    std::fprintf(stderr,
-                 "colltune: rank %d on %s: %s did not finish within %g s (--timeout); aborting "
-                 "the job\n",
-                 world.rank(), world.host().c_str(), what.c_str(), timeout_seconds);
+    // The ranks waiting on a silent one all fire at about once; one of them reports, and its
+    // exit ends the job while the others wait (they print after all should it not).
+    const RollCallResult heard = roll_call.ask(std::chrono::milliseconds(1000));
+    if (heard.defer) std::this_thread::sleep_for(std::chrono::seconds(5));
+    std::fprintf(stderr, "%s\n",
+                 timeout_message(what, timeout_seconds, world.rank(), hosts, heard).c_str());
     std::fflush(stderr);
     // Not MPI_Abort: MPI runs single-threaded. A rank that exits non-zero makes the launcher
     // end the job, and mpirun returns this code.
     std::_Exit(kExitTimeout);
   });
+  roll_call.start(world.rank(), nonce, roll_call_addresses, [&watchdog] {
+    const Watchdog::State s = watchdog.state();
+    return PeerAnswer{-1, s.progress, s.idle_ms, s.armed};
+  });
+  // The responder reads the watchdog, so it stops first on every way out, an exception too.
+  struct StopRollCall {
+    RollCall& roll_call;
+    ~StopRollCall() { roll_call.stop(); }
+  } stop_roll_call{roll_call};
   std::uint64_t wrong = 0;
   std::size_t measured = 0;
   std::string first_skip;
@@ -171,6 +192,7 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
     const Collective& c = plan[i];
     // The test-only hang hits the last op, so tests can see that finished records survive.
     policy.hang_rank = i + 1 == plan.size() ? options.policy.hang_rank : -1;
+    policy.stop_rank = i + 1 == plan.size() ? options.policy.stop_rank : -1;
     g_current_step = describe(c, nranks);
     step_start = std::chrono::steady_clock::now();
     last_line.reset();

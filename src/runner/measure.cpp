@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <memory>
 #include <thread>
 
@@ -101,6 +102,8 @@ Measurer::Measurer(Communicator& comm, const MpiWorld& world, const Collective& 
   if (world.rank() == policy.hang_rank) {
     for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
   }
+  // Unlike a hang, every thread stops, the roll call's responder too: only the peers can tell.
+  if (world.rank() == policy.stop_rank) std::raise(SIGSTOP);
   // Adaptive: one op first, so that no calibration batch times a connection being set up.
   comm.launch(c, *buffers_, policy.adaptive_iters ? 1 : policy.warmup_iters);
   wait_for(comm, policy);

@@ -44,6 +44,7 @@ struct RunPolicy {
   std::uint64_t seed = 0xC011;
   bool corrupt_one = false;  // test-only: flip one output element (per checked rank) first
   int hang_rank = -1;        // test-only: this rank stops before warm-up, as a hung peer would
+  int stop_rank = -1;        // test-only: this rank SIGSTOPs itself there, as a frozen one would
   // Test-only: this rank adds delay_seconds per op inside its timed region, after its ops (so
   // no peer waits for it there), as a rank whose clock saw a slow op would.
   int delay_rank = -1;

@@ -194,6 +194,7 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   app.add_option("-t,--nthreads", threads);
   app.add_flag("--test-corrupt", o.policy.corrupt_one)->group("");
   app.add_option("--test-hang-rank", o.policy.hang_rank)->group("");
+  app.add_option("--test-stop-rank", o.policy.stop_rank)->group("");
   app.add_option("--test-delay-rank", o.policy.delay_rank)->group("");
   app.add_option("--test-delay-seconds", o.policy.delay_seconds)->group("");
   app.add_option("--test-delay-setting", o.policy.delay_setting)->group("");

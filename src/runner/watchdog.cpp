@@ -36,6 +36,14 @@ void Watchdog::disarm() {
   changed_.notify_all();
 }
 
+Watchdog::State Watchdog::state() {
+  std::lock_guard lock(mutex_);
+  const auto idle = std::chrono::steady_clock::now() - last_progress_;
+  return State{progress_.load(std::memory_order_relaxed),
+               armed_ ? std::chrono::duration_cast<std::chrono::milliseconds>(idle).count() : -1,
+               armed_};
+}
+
 void Watchdog::loop() {
   std::unique_lock lock(mutex_);
   while (!stopping_) {

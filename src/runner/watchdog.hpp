@@ -29,6 +29,14 @@ class Watchdog {
   // runs between ops, where waking a thread would cost the next op its core.
   void progress() noexcept { progress_.fetch_add(1, std::memory_order_relaxed); }
 
+  struct State {
+    std::uint64_t progress = 0;  // progress() calls so far
+    std::int64_t idle_ms = -1;   // since the last progress the poll saw; -1 while not armed
+    bool armed = false;
+  };
+  // What a roll call answers for this rank: any thread (the responder's); holds the lock briefly.
+  State state();
+
  private:
   void loop();
   std::function<void(const std::string&)> on_expiry_;

@@ -4,6 +4,8 @@
 #include <array>
 #include <cctype>
 
+#include "core/ascii_case.hpp"
+
 namespace colltune {
 
 bool is_recorded_variable(std::string_view name) {
@@ -14,9 +16,7 @@ bool is_recorded_variable(std::string_view name) {
 }
 
 bool is_secret_variable(std::string_view name) {
-  std::string upper(name);
-  std::transform(upper.begin(), upper.end(), upper.begin(),
-                 [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
+  const std::string upper = ascii_upper(name);
   constexpr std::array<std::string_view, 8> kWords{"KEY",    "TOKEN",      "SECRET", "PASSWORD",
                                                    "PASSWD", "CREDENTIAL", "AUTH",   "PRIVATE"};
   return std::any_of(kWords.begin(), kWords.end(),

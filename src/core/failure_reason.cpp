@@ -5,15 +5,10 @@
 #include <cctype>
 #include <string_view>
 
+#include "core/ascii_case.hpp"
+
 namespace colltune {
 namespace {
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-  return out;
-}
 
 bool contains_any(const std::string& text, const auto& words) {
   return std::any_of(words.begin(), words.end(),
@@ -44,7 +39,7 @@ std::optional<std::string> failure_reason(const std::vector<std::string>& tail) 
     if (it->rfind("colltune:", 0) == 0) return *it;
   }
   for (const std::string& line : tail) {
-    const std::string text = lower(line);
+    const std::string text = ascii_lower(line);
     if (!contains_any(text, kConsequences) && contains_any(text, kCauses)) return line;
   }
   for (auto it = tail.rbegin(); it != tail.rend(); ++it) {
@@ -54,7 +49,7 @@ std::optional<std::string> failure_reason(const std::vector<std::string>& tail) 
 }
 
 std::optional<std::string> known_fix(const std::string& reason) {
-  const std::string text = lower(reason);
+  const std::string text = ascii_lower(reason);
   if (text.find("attempt to run as root") != std::string::npos) {
     return "Open MPI refuses root without consent: export OMPI_ALLOW_RUN_AS_ROOT=1 "
            "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1, or add --allow-run-as-root to launcher_args";

@@ -8,17 +8,11 @@
 #include <regex>
 #include <vector>
 
+#include "core/ascii_case.hpp"
 #include "knobs/knob_scope.hpp"
 
 namespace colltune {
 namespace {
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-  return out;
-}
 
 std::vector<std::string_view> split(std::string_view text, char sep) {
   std::vector<std::string_view> parts;
@@ -58,9 +52,9 @@ std::optional<std::string> check_name_list(std::string_view value,
     if (!list.empty() && list.front() == '^') list.remove_prefix(1);
     if (list.empty()) return false;
     for (std::string_view item : split(list, ',')) {
-      const std::string l = lower(item);
+      const std::string l = ascii_lower(item);
       if (std::none_of(names.begin(), names.end(),
-                       [&](const std::string& n) { return lower(n) == l; })) {
+                       [&](const std::string& n) { return ascii_lower(n) == l; })) {
         return false;
       }
     }
@@ -72,7 +66,7 @@ std::optional<std::string> check_name_list(std::string_view value,
   for (std::string_view entry : split(value, ';')) {
     const auto colon = entry.find(':');
     if (colon == std::string_view::npos) return allowed;
-    const std::string coll = lower(entry.substr(0, colon));
+    const std::string coll = ascii_lower(entry.substr(0, colon));
     if (std::find(kColls.begin(), kColls.end(), coll) == kColls.end()) return allowed;
     if (!list_ok(entry.substr(colon + 1))) return allowed;
   }
@@ -81,9 +75,9 @@ std::optional<std::string> check_name_list(std::string_view value,
 
 std::optional<std::string> one_of(std::string_view value, const std::vector<std::string>& names,
                                   bool case_insensitive = false) {
-  const std::string v = case_insensitive ? lower(value) : std::string(value);
+  const std::string v = case_insensitive ? ascii_lower(value) : std::string(value);
   for (const auto& n : names) {
-    if ((case_insensitive ? lower(n) : n) == v) return std::nullopt;
+    if ((case_insensitive ? ascii_lower(n) : n) == v) return std::nullopt;
   }
   std::string allowed = "allowed:";
   for (const auto& n : names) allowed += " " + n;

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
-#include <set>
+#include <unordered_set>
 
 #include "core/environment.hpp"
 #include "core/errors.hpp"
@@ -69,10 +69,20 @@ Point make_point(const SweepSpec& spec, Settings settings) {
 
 }  // namespace
 
-std::string point_id(const Settings& settings) {
+namespace {
+std::uint64_t settings_hash(const Settings& settings) {
   std::uint64_t hash = kFnvOffsetBasis;
   for (const auto& [key, value] : settings) hash = fnv1a64(key + "=" + value + "\n", hash);
-  return fmt::format("{:016x}", hash);
+  return hash;
+}
+}  // namespace
+
+std::size_t SettingsHash::operator()(const Settings& settings) const {
+  return static_cast<std::size_t>(settings_hash(settings));
+}
+
+std::string point_id(const Settings& settings) {
+  return fmt::format("{:016x}", settings_hash(settings));
 }
 
 bool matches(const Rule& rule, const Settings& settings) {
@@ -111,7 +121,7 @@ std::vector<Point> expand(const SweepSpec& spec, std::uint64_t max_points) {
   }
   // The product as an odometer, the first axis slowest; each combination built once.
   std::vector<Settings> kept;
-  std::set<Settings> seen;
+  std::unordered_set<Settings, SettingsHash> seen;
   std::vector<std::size_t> digit(spec.axes.size(), 0);
   for (std::uint64_t n = 0; n < product; ++n) {
     Settings s;
@@ -153,7 +163,7 @@ std::vector<Point> expand(const SweepSpec& spec, std::uint64_t max_points) {
     return points;
   }
   std::vector<Point> points;
-  std::set<Settings> groups_done;
+  std::unordered_set<Settings, SettingsHash> groups_done;
   for (const Settings& s : kept) {
     const Settings group = group_settings(s);
     if (groups_done.insert(group).second) {

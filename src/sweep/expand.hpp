@@ -1,6 +1,7 @@
 #pragma once
 // Spec -> points: the product of the axes, cut by include/exclude, with a baseline per group.
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -11,6 +12,11 @@
 namespace colltune {
 
 using Settings = std::map<std::string, std::string>;  // axis -> value; unset axes are absent
+
+// For hashed lookups of settings, so expansion and grouping stay linear in the points.
+struct SettingsHash {
+  std::size_t operator()(const Settings& settings) const;
+};
 
 struct Point {
   std::string id;     // from the shown settings alone, so it is the same in every sweep
@@ -26,7 +32,7 @@ struct Point {
 // added in front of the group when the product lacks it. A baseline rule that names placement
 // or backend marks the points matching it instead.
 // Refuses (ConfigError naming the count) a product of axes above `max_points` before building
-// any point; at most O(points log points) after that.
+// any point; linear in the points after that (hashed lookups).
 inline constexpr std::uint64_t kDefaultMaxPoints = 10000;
 std::vector<Point> expand(const SweepSpec& spec, std::uint64_t max_points = kDefaultMaxPoints);
 

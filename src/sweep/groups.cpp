@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <unordered_map>
 
 #include "knobs/interleave.hpp"
 #include "store/record.hpp"
@@ -30,7 +31,7 @@ std::vector<std::vector<std::size_t>> launch_groups(const SweepSpec& spec,
                                                     const std::vector<Point>& points) {
   std::vector<std::vector<std::size_t>> groups;
   // Each group's settings besides the interleaved knobs, to its index: one lookup per point.
-  std::map<Settings, std::size_t> group_of;
+  std::unordered_map<Settings, std::size_t, SettingsHash> group_of;
   for (std::size_t i = 0; i < points.size(); ++i) {
     if (spec.interleave.empty() || !interleavable(spec, points[i])) {
       groups.push_back({i});

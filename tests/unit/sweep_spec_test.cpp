@@ -1,6 +1,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "core/errors.hpp"
 #include "knobs/knobs.hpp"
 #include "sweep/expand.hpp"
@@ -314,6 +316,27 @@ TEST(Expand, ACountAboveTheLimitIsRefusedBeforeBuilding) {
       "axes:\n  NCCL_A: [1, 2, 3]\n  NCCL_B: [1, 2, 3, 4]\n  NCCL_C: [1, 2, 3, 4, 5]\n", "s.yaml");
   EXPECT_THROW(expand(three, 59), ConfigError);
   EXPECT_EQ(expand(three, 60).size(), 61u);
+}
+
+// A value given twice on an axis is one point (run once), and a baseline the product already
+// holds is marked, not added again: 2 np values x 2 distinct algorithms = 4 points, by hand.
+TEST(Expand, RepeatedValuesAreOnePointAndAHeldBaselineIsNotAdded) {
+  const auto points = expand(parse_spec(R"(
+axes:
+  np: [2, 2, 4]
+  OMPI_MCA_coll_tuned_allreduce_algorithm: [3, 4, 3]
+baseline: {OMPI_MCA_coll_tuned_allreduce_algorithm: 4}
+)",
+                                        "s.yaml"));
+  std::vector<std::string> ids;
+  for (const Point& p : points) ids.push_back(p.id);
+  std::sort(ids.begin(), ids.end());
+  EXPECT_EQ(std::unique(ids.begin(), ids.end()), ids.end());
+  ASSERT_EQ(points.size(), 4u);
+  EXPECT_EQ(std::count_if(points.begin(), points.end(), [](const Point& p) { return p.baseline; }),
+            2);
+  EXPECT_TRUE(points[1].baseline);
+  EXPECT_EQ(points[1].settings.at("OMPI_MCA_coll_tuned_allreduce_algorithm"), "4");
 }
 
 }  // namespace

@@ -39,7 +39,8 @@ MUTANTS = [
      "policy.cold_footprint_bytes / set_stride_bytes / 2;", "MeasureTest|Plan", "cold cache half the footprint"),
     ("src/runner/measure.cpp", "  return total / policy.iters;", "  return total;", "MeasureTest",
      "per-op sample is the sum, not the mean"),
-    ("src/comm/mpi_world.cpp", "MPI_MAX, MPI_COMM_WORLD", "MPI_MIN, MPI_COMM_WORLD",
+    ("src/comm/mpi_world.cpp", ": how == RankReduction::kMax ? MPI_MAX",
+     ": how == RankReduction::kMax ? MPI_MIN",
      "delay_rank\\.np2", "the fastest rank defines a collective"),
     ("src/comm/mpi_world.cpp", "MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD",
      "MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD", "corrupt\\.np4", "#wrong not summed over ranks"),
@@ -68,7 +69,7 @@ MUTANTS = [
     ("src/core/environment.cpp", 'out.push_back(secret ? word.substr(0, eq + 1) + "<redacted>" : word);',
      "out.push_back(word);", "sweep\\.sweep_secrets", "launcher_args secrets in the manifest"),
     ("src/report/tune.cpp", "if (!is_env_key(key) || is_secret_variable(key) ||",
-     "if (!is_env_key(key) ||", "sweep\\.sweep_secrets", "tune exports a redacted secret"),
+     "if (!is_env_key(key) ||", "report\\.tune_agrees", "tune exports a redacted secret"),
     ("src/sweep/sweep_store.cpp", "        damaged.push_back(", "        if (false) damaged.push_back(",
      "sweep\\.sweep_resume_damage", "resume trusts a torn records file"),
     ("src/sweep/fail_fast.cpp", "step.stop = ++alike_ >= kFailFastLaunches;", "step.stop = false;",
@@ -115,6 +116,32 @@ MUTANTS = [
     ("src/knobs/knob_scope.cpp", 'if (collective == "alltoall" || is_point_to_point_name(collective)) return false;',
      "if (is_point_to_point_name(collective)) return false;", "KnobScope|report\\.golden",
      "NCCL_ALGO believed to change alltoall"),
+    # The NCCL path (issue 27): what the unit and MPI tests must notice without a GPU.
+    ("src/core/pattern_math.hpp", "e.bound = u * magnitude * (1 + growth)",
+     "e.bound = 4 * u * magnitude * (1 + growth)", "Pattern", "nccl: float avg bound 4x loose"),
+    ("src/core/pattern_math.hpp", "e.bound = u * magnitude * (1 + growth)",
+     "e.bound = u * magnitude * growth", "Pattern", "nccl: avg bound without the products"),
+    ("src/core/pattern.cpp", "? 0x80 : 0xFF;", "? 0xFF : 0xFF;", "Pattern",
+     "nccl: int8 poison is the legal -1"),
+    ("src/backends/nccl/gpu_choice.cpp", "gpus == 1 && local_rank >= visible", "false",
+     "GpuChoice", "nccl: two ranks share a GPU"),
+    ("src/knobs/knobs.cpp", "if (!first || !list_ok(entry)) return allowed;",
+     "if (!list_ok(entry)) return allowed;", "Knobs", "nccl: a bare NCCL_ALGO entry after the first"),
+    ("src/knobs/knob_scope.cpp", "if (start == 0) found = entry;", "if (false) found = entry;",
+     "KnobScope", "nccl: the mixed NCCL_ALGO form's first entry ignored"),
+    ("src/knobs/knob_scope.cpp", "      !nvls_reduces(dtype, op)) {", "      false) {", "KnobScope",
+     "nccl: NVLS believed to reduce int8"),
+    ("src/runner/measure.cpp", "comm_.prepare(m_.coll, *buffers_, batch ? ops : 1, batch ? 1 : ops);",
+     "", "MeasureTest", "nccl: graphs calibrated eagerly"),
+    ("src/runner/measure.cpp", "if (world.sum_over_ranks(mine ? 1 : 0) == 0) return std::nullopt;",
+     "return mine;", "skip_rank", "a skip one rank takes alone"),
+    ("src/apps/run_command.cpp", 'watchdog.arm(watchdog_limit, "creating the communicators (" +',
+     'watchdog.arm(std::chrono::milliseconds(0), "creating the communicators (" +', "hang_setup",
+     "a rank missing at init hangs the job"),
+    ("src/backends/nccl/nccl_config.cpp", "v && (*v == 0 || *v == 1)) {", "false) {", "NcclConfig",
+     "nccl: NCCL_COMM_BLOCKING recorded as the flag's value"),
+    ("src/core/env_switch.cpp", "policy != nullptr && *policy != '\\0') {", "false) {",
+     "NcclEnvSwitch", "nccl: --interleave under NCCL_CTA_POLICY"),
 ]
 
 
@@ -122,11 +149,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--build", default="build")
     parser.add_argument("--only", help="run the mutants whose description contains this")
+    parser.add_argument("--skip", type=int, default=0, help="start after the first N mutants")
     args = parser.parse_args()
     root = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
     os.chdir(root)
     results = []
-    for path, original, mutant, tests, what in MUTANTS:
+    for path, original, mutant, tests, what in MUTANTS[args.skip:]:
         if args.only and args.only not in what:
             continue
         text = open(path).read()

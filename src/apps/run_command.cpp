@@ -103,26 +103,6 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
   // Only rank 0 writes, so every rank must hear whether it can before anything is measured.
   if (world.sum_over_ranks(json_error.empty() ? 0 : 1) > 0) throw ConfigError(json_error);
 
-  // One communicator, or one per --interleave setting, each created right after its write.
-  std::vector<std::unique_ptr<Communicator>> comms;
-  std::vector<Communicator*> turns;
-  for (const auto& knobs :
-       options.interleaved.empty() ? std::vector<InProcessSettings>{{}} : options.interleaved) {
-    BackendOptions backend_options = options.backend_options;
-    backend_options.in_process_knobs = knobs;
-    comms.push_back(make_communicator(options.backend, world, backend_options));
-    turns.push_back(comms.back().get());
-  }
-  const RunContext context = gather_context(world, *comms.front(), options,
-                                            std::vector<std::string>(*argv, *argv + *argc));
-  for (auto& r : reporters) r->begin(context);
-  if (world.rank() == 0) {
-    for (const std::string& note : options.notes)
-      std::fprintf(stderr, "colltune: %s\n", note.c_str());
-    for (const std::string& note : run_plan.left_out)
-      std::fprintf(stderr, "colltune: %s\n", note.c_str());
-  }
-
   const double timeout_seconds = options.timeout_seconds;
   // A roll call over UDP, answered from a thread of each rank, names a rank that went silent
   // (stopped, frozen) when a watchdog fires. Set up on every rank alike: these are collectives.
@@ -153,10 +133,6 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
     RollCall& roll_call;
     ~StopRollCall() { roll_call.stop(); }
   } stop_roll_call{roll_call};
-  std::uint64_t wrong = 0;
-  std::size_t measured = 0;
-  std::string first_skip;
-  RunPolicy policy = options.policy;
   // The watchdog is the backstop for waits nothing else bounds (a peer stuck in MPI). It counts
   // from the last progress, with a grace above --timeout, so a backend that bounds its own waits
   // (NCCL: synchronize polls, then aborts the communicators) reports first, as nccl-tests does.
@@ -164,6 +140,39 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
   const auto watchdog_limit =
       timeout.count() == 0 ? timeout
                            : timeout + std::max(std::chrono::milliseconds(2000), timeout / 10);
+  // Creating the communicators (NCCL's bootstrap waits for every rank) and gathering the context
+  // are waits too: a rank that never arrives, or a bootstrap that cannot connect, would hold the
+  // others for ever, as nccl-tests' most reported multi-node hang does.
+  watchdog.arm(watchdog_limit, "creating the communicators (" + options.backend +
+                                   " init) and gathering the run context");
+  if (world.rank() == options.policy.hang_setup_rank) {
+    for (;;) std::this_thread::sleep_for(std::chrono::hours(1));  // test-only: never arrives
+  }
+  // One communicator, or one per --interleave setting, each created right after its write.
+  std::vector<std::unique_ptr<Communicator>> comms;
+  std::vector<Communicator*> turns;
+  for (const auto& knobs :
+       options.interleaved.empty() ? std::vector<InProcessSettings>{{}} : options.interleaved) {
+    BackendOptions backend_options = options.backend_options;
+    backend_options.in_process_knobs = knobs;
+    comms.push_back(make_communicator(options.backend, world, backend_options));
+    turns.push_back(comms.back().get());
+  }
+  const RunContext context = gather_context(world, *comms.front(), options,
+                                            std::vector<std::string>(*argv, *argv + *argc));
+  watchdog.disarm();
+  for (auto& r : reporters) r->begin(context);
+  if (world.rank() == 0) {
+    for (const std::string& note : options.notes)
+      std::fprintf(stderr, "colltune: %s\n", note.c_str());
+    for (const std::string& note : run_plan.left_out)
+      std::fprintf(stderr, "colltune: %s\n", note.c_str());
+  }
+
+  std::uint64_t wrong = 0;
+  std::size_t measured = 0;
+  std::string first_skip;
+  RunPolicy policy = options.policy;
   policy.on_progress = [&] { watchdog.progress(); };
   // A size that runs for long shows life on rank 0: a line once it passed kProgressAfter, then
   // at most one per kProgressEvery, so a 4 GiB allreduce does not look hung.
@@ -214,6 +223,11 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
     }
   }
   for (auto& r : reporters) r->end();
+  // After every record is out: a destroy that hangs (a peer gone) loses nothing but time.
+  watchdog.arm(watchdog_limit, "destroying the communicators");
+  turns.clear();
+  comms.clear();
+  watchdog.disarm();
   if (measured == 0 && !plan.empty()) {
     // Skips are the same on every rank (unsupported() is), so every rank returns alike.
     if (world.rank() == 0) {

@@ -42,6 +42,9 @@ struct BackendOptions {
   int min_ctas = -1;
   int max_ctas = -1;
   std::string net_name;
+  // NCCL: measured buffers from ncclMemAlloc (cuMem, as nccl-tests allocates: NCCL can register
+  // them for NVLS and zero-copy paths, under -G too), or cudaMalloc (--allocator cudamalloc).
+  bool nccl_mem_alloc = true;
   // --interleave: knobs (environment name -> value or "default") in force while this
   // communicator is created, one communicator per setting. MPI: OMPI_MCA_ parameters written
   // through MPI_T; NCCL: NCCL_ALGO / NCCL_PROTO set in the environment around the init.
@@ -67,8 +70,12 @@ class Communicator {
   // The backend's settings in effect, for the run context (NCCL: -G and the ncclConfig_t
   // fields); empty where there are none.
   virtual std::map<std::string, std::string> settings() const { return {}; }
-  // Why `c` cannot run here (a skip, not an error), or nullopt.
+  // Why `c` cannot run here (a skip, not an error), or nullopt: from what this rank knows alone.
   virtual std::optional<std::string> unsupported(const Collective& c) const = 0;
+  // Why the library itself says it cannot run `c` here, asked without running it; nullopt where
+  // it can or cannot be asked. Collective: every rank calls it for the same `c`, after no rank's
+  // unsupported(c) gave a reason.
+  virtual std::optional<std::string> probe(const Collective&) { return std::nullopt; }
   // `sets` buffer sets, rotated through by launch() so a set is cold when used again.
   virtual std::unique_ptr<Buffers> allocate(const Collective& c, std::size_t sets) = 0;
   // Whether another communicator of this backend may use buffers this one allocated (plain

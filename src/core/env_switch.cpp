@@ -70,6 +70,15 @@ std::optional<std::string> nccl_env_switch_error(const std::map<std::string, std
         "axis (one launch per value)",
         plugin);
   }
+  if (const char* policy = std::getenv("NCCL_CTA_POLICY"); policy != nullptr && *policy != '\0') {
+    // Its efficiency path asks at every enqueue whether NCCL_ALGO / NCCL_PROTO are set
+    // (enqueue.cc ~1950), after colltune has put the launch's environment back.
+    return fmt::format(
+        "--interleave: NCCL_CTA_POLICY={} makes NCCL read NCCL_ALGO and NCCL_PROTO at every "
+        "call, not only at init, so the settings would not stay apart; allowed: --interleave "
+        "with NCCL_CTA_POLICY unset, or a sweep axis (one launch per value)",
+        policy);
+  }
   for (const auto& knob : knobs) {
     const std::string& name = knob.first;
     if (std::getenv(name.c_str()) != nullptr) continue;  // set at launch: files do not override

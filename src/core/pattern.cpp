@@ -17,7 +17,7 @@ std::int64_t sum_limit(DType dtype) {
     case DType::kInt8:
       return 127;
     case DType::kUint8:
-      return 255;
+      return 254;  // 255 is the poison
     case DType::kDouble:
       return std::int64_t{1} << 40;
     case DType::kFloat:
@@ -31,14 +31,38 @@ std::int64_t sum_limit(DType dtype) {
   }
 }
 
-// Spread of values for data movement and max/min: the whole 8-bit range, every exact integer of
-// the narrow float formats, 2^20 otherwise.
+// Spread of values for data movement and max/min: the 8-bit range but for the poison (int8
+// -127..127, uint8 0..254), every exact integer of the narrow float formats, 2^20 otherwise.
 std::int64_t movement_span(DType dtype) {
   if (is_floating(dtype) && mantissa_bits(dtype) < 20) return sum_limit(dtype) * 2;
-  return element_bytes(dtype) == 1 ? 256 : 1 << 20;
+  return element_bytes(dtype) == 1 ? 255 : 1 << 20;
 }
 
 bool is_power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
+
+// The exponent of the smallest normal number of a floating type.
+int min_exponent(DType dtype) {
+  switch (dtype) {
+    case DType::kDouble:
+      return -1022;
+    case DType::kFloat:
+    case DType::kBFloat16:
+      return -126;
+    case DType::kHalf:
+    case DType::kFp8E5M2:
+      return -14;
+    default:
+      return -6;  // E4M3
+  }
+}
+
+// x rounded to nearest even in a floating type (subnormals included, no overflow: 1/n only).
+double round_to_format(double x, int mantissa, DType dtype) {
+  if (x == 0) return x;
+  const int exponent = std::max(std::ilogb(x), min_exponent(dtype));
+  const double quantum = std::ldexp(1.0, exponent - mantissa);
+  return std::nearbyint(x / quantum) * quantum;
+}
 
 template <typename T, typename Source>
 std::uint64_t count_wrong_typed(const PatternParams& p, Source source, std::uint64_t first_index,
@@ -53,6 +77,10 @@ std::uint64_t count_wrong_typed(const PatternParams& p, Source source, std::uint
 }
 
 }  // namespace
+
+std::uint8_t poison_byte(DType dtype) {
+  return is_signed(dtype) && !is_floating(dtype) ? 0x80 : 0xFF;
+}
 
 static_assert(static_cast<int>(ReduceOp::kSum) == kPatternOpSum &&
               static_cast<int>(ReduceOp::kProd) == kPatternOpProd &&
@@ -77,11 +105,17 @@ Pattern::Pattern(std::uint64_t seed, DType dtype, ReduceOp op, int nranks)
     const std::int64_t per_rank = std::max<std::int64_t>(limit / params_.nranks, 1);
     params_.low = sign ? -per_rank : 0;
     params_.span = static_cast<std::uint64_t>(sign ? 2 * per_rank + 1 : per_rank + 1);
-    if (op == ReduceOp::kAvg && params_.is_floating && !is_power_of_two(params_.nranks)) {
-      // n products by a rounded 1/n and n-1 additions, each off by at most half a unit in the
-      // last place of a value no larger than the largest input.
-      params_.avg_tolerance = (params_.nranks + 1) * std::ldexp(1.0, -mantissa_bits(dtype)) *
-                              static_cast<double>(per_rank);
+    if (op == ReduceOp::kAvg && params_.is_floating) {
+      const int mantissa = mantissa_bits(dtype);
+      const double inverse = 1.0 / params_.nranks;
+      // As NCCL rounds it: in double for double, through float for every other type.
+      params_.avg_scale = dtype == DType::kDouble
+                              ? inverse
+                              : round_to_format(static_cast<float>(inverse), mantissa, dtype);
+      if (!is_power_of_two(params_.nranks)) {
+        params_.avg_unit_roundoff = std::ldexp(1.0, -(mantissa + 1));
+        params_.avg_underflow_error = std::ldexp(1.0, min_exponent(dtype) - mantissa - 1);
+      }
     }
   } else if (op != ReduceOp::kProd) {
     const std::int64_t span = movement_span(dtype);

@@ -33,6 +33,11 @@ class Pattern {
   PatternParams params_;
 };
 
+// The byte every output element is filled with before a collective: a value no pattern of
+// `dtype` holds (NaN for floats, the most negative value's neighbourhood 0x80.. for signed
+// integers, 0xFF.. above every unsigned pattern), so an element never written is counted wrong.
+std::uint8_t poison_byte(DType dtype);
+
 // Writes input(rank, first_index + i) for i < count into `dst`, typed as p.dtype().
 void fill_inputs(const Pattern& p, int rank, std::uint64_t first_index, void* dst,
                  std::size_t count);

@@ -25,9 +25,13 @@ struct PatternParams {
   int op = 0;
   bool is_signed = false;
   bool is_floating = false;
-  // Float avg only: NCCL multiplies each input by a rounded 1/n, so the result may differ from
-  // sum/n by up to this much (0 when n is a power of two: then every step is exact).
-  double avg_tolerance = 0;
+  // Float avg only. NCCL (enqueue.cc hostToDevRedOp) multiplies each input by 1/n rounded to
+  // the type (through float for the narrow ones) and sums in the type: avg_scale is that 1/n,
+  // avg_unit_roundoff 2^-(mantissa bits + 1) (0 when n is a power of two: every step is exact),
+  // avg_underflow_error half the spacing of the type's subnormals (an absolute loss per step).
+  double avg_scale = 1;
+  double avg_unit_roundoff = 0;
+  double avg_underflow_error = 0;
 };
 
 inline constexpr int kPatternOpSum = 0, kPatternOpProd = 1, kPatternOpMax = 2, kPatternOpMin = 3,
@@ -154,20 +158,49 @@ COLLTUNE_HD inline std::int64_t pattern_reduced(const PatternParams& p, std::uin
   return p.op == kPatternOpAvg ? acc / p.nranks : acc;
 }
 
-// The exact mean over ranks at `index` (float avg).
-COLLTUNE_HD inline double pattern_average(const PatternParams& p, std::uint64_t index) {
-  std::int64_t sum = 0;
-  for (int r = 0; r < p.nranks; ++r) sum += pattern_input(p, r, index);
-  return static_cast<double>(sum) / p.nranks;
+// Float avg at one element: NCCL's result without rounding (the sum of the premultiplied
+// inputs) and the most its rounding can move it.
+struct AvgExpectation {
+  double value = 0;
+  double bound = 0;
+};
+
+// Worst case of NCCL's arithmetic, in any reduction order: each product within u of its value;
+// the k-th of the terms - 1 additions (zeros add exactly) within u of a partial sum at most
+// M (1+u)^(k+1), M = sum of |x_i| x scale; each step may also lose avg_underflow_error. The
+// expectation is itself summed in double, so its own error (2^-53 per step) is added too.
+COLLTUNE_HD inline AvgExpectation pattern_avg_expectation(const PatternParams& p,
+                                                          std::uint64_t index) {
+  AvgExpectation e;
+  double magnitude = 0;
+  int terms = 0;
+  for (int r = 0; r < p.nranks; ++r) {
+    const double v = static_cast<double>(pattern_input(p, r, index));
+    e.value += v * p.avg_scale;
+    magnitude += (v < 0 ? -v : v) * p.avg_scale;
+    terms += v != 0;
+  }
+  const double u = p.avg_unit_roundoff;
+  if (u == 0 || terms == 0) return e;
+  double growth = 0, power = 1 + u;
+  for (int k = 1; k < terms; ++k) {
+    power *= 1 + u;
+    growth += power;
+  }
+  constexpr double kDoubleRoundoff = 1.0 / 9007199254740992.0;  // 2^-53
+  e.bound = u * magnitude * (1 + growth) + (2 * terms - 1) * p.avg_underflow_error +
+            2 * terms * kDoubleRoundoff * magnitude;
+  return e;
 }
 
 // Whether `got` is what element `index` of `source` (a rank, or kPatternReduced) must hold:
-// bitwise, except float avg within p.avg_tolerance.
+// bitwise, except float avg within the bound of NCCL's arithmetic (pattern_avg_expectation).
 template <typename T>
 COLLTUNE_HD bool element_matches(const PatternParams& p, int source, std::uint64_t index, T got) {
   if (source == kPatternReduced && p.op == kPatternOpAvg && p.is_floating) {
-    const double diff = element_to_double(got) - pattern_average(p, index);
-    return (diff < 0 ? -diff : diff) <= p.avg_tolerance;
+    const AvgExpectation e = pattern_avg_expectation(p, index);
+    const double diff = element_to_double(got) - e.value;
+    return (diff < 0 ? -diff : diff) <= e.bound;  // a NaN fails
   }
   const T expected = element_from_integer<T>(
       source == kPatternReduced ? pattern_reduced(p, index) : pattern_input(p, source, index));

@@ -1,5 +1,8 @@
 #include "knobs/knob_scope.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <cctype>
 
@@ -43,20 +46,6 @@ std::string lower(std::string_view text) {
   return out;
 }
 
-// NCCL_ALGO / NCCL_PROTO in the per-collective form ("allreduce:tree;broadcast:ring") change
-// only the collectives they name.
-bool names_collective(std::string_view value, std::string_view collective) {
-  if (value.find(':') == std::string_view::npos) return true;
-  const std::string want = nccl_name(collective) + ":";
-  const std::string v = lower(value);
-  std::size_t at = 0;
-  while ((at = v.find(want, at)) != std::string::npos) {
-    if (at == 0 || v[at - 1] == ';') return true;
-    ++at;
-  }
-  return false;
-}
-
 // NCCL's kernels per collective (src/device/generate.py, algos_of_coll), lower case.
 const std::vector<std::string>& nccl_algorithms_of(std::string_view collective) {
   static const std::vector<std::string> kRing{"ring"};
@@ -70,27 +59,63 @@ const std::vector<std::string>& nccl_algorithms_of(std::string_view collective) 
   return kNone;
 }
 
-// The part of an NCCL_ALGO value that applies to `collective`: the whole value, the entry
-// "<coll>:<list>" of the per-collective form, or nullopt when that form does not name it.
-std::optional<std::string> algo_list_for(std::string_view value, std::string_view collective) {
+// The list of an NCCL_ALGO / NCCL_PROTO value that applies to `collective`, as NCCL's parseList
+// applies entries in order: the last "<coll>:<list>" naming it, else a bare first entry (for
+// every collective), else nullopt (the value leaves it alone).
+std::optional<std::string> list_for(std::string_view value, std::string_view collective) {
   const std::string v = lower(value);
-  if (v.find(':') == std::string::npos) return v;
   const std::string want = nccl_name(collective) + ":";
+  std::optional<std::string> found;
   std::size_t start = 0;
   while (start <= v.size()) {
     const std::size_t end = std::min(v.find(';', start), v.size());
     const std::string entry = v.substr(start, end - start);
-    if (entry.starts_with(want)) return entry.substr(want.size());
+    if (entry.find(':') == std::string::npos) {
+      if (start == 0) found = entry;
+    } else if (entry.starts_with(want)) {
+      found = entry.substr(want.size());
+    }
     start = end + 1;
   }
-  return std::nullopt;
+  return found;
+}
+
+// NCCL_ALGO / NCCL_PROTO change only the collectives their value reaches.
+bool names_collective(std::string_view value, std::string_view collective) {
+  return list_for(value, collective).has_value();
+}
+
+// NCCL's NVLS kernels per (type, op) (device.h ncclNvlsSupported, in sync with generate.py):
+// sum, min and max for 32- and 64-bit integers, half and bfloat16; sum only for float and
+// double; nothing for 8-bit types, prod or avg (avg is a premultiplied sum or a sum then
+// divide, neither an NVLS kernel). allgather moves data and needs none.
+bool nvls_reduces(std::string_view dtype, std::string_view op) {
+  static const std::vector<std::string_view> kSumMinMax{"int32",  "uint32", "int64",
+                                                        "uint64", "half",   "bfloat16"};
+  if (std::find(kSumMinMax.begin(), kSumMinMax.end(), dtype) != kSumMinMax.end())
+    return op == "sum" || op == "min" || op == "max";
+  return (dtype == "float" || dtype == "double") && op == "sum";
+}
+
+// Why NCCL has no kernel of `algorithm` for this (collective, type, op), or empty.
+std::string kernel_missing(std::string_view algorithm, std::string_view collective,
+                           std::string_view dtype, std::string_view op) {
+  const bool reduces = collective == "allreduce" || collective == "reduce_scatter";
+  if ((algorithm == "nvls" || algorithm == "nvlstree") && reduces && !dtype.empty() &&
+      !nvls_reduces(dtype, op)) {
+    return fmt::format("{} has no {} {} kernel", algorithm, dtype, op);
+  }
+  // enqueue.cc: PAT reduce_scatter cannot scale (no premultiplied sum nor sum then divide).
+  if (algorithm == "pat" && collective == "reduce_scatter" && op == "avg") return "pat has no avg";
+  return "";
 }
 
 }  // namespace
 
-std::optional<std::string> nccl_algo_unusable(std::string_view value, std::string_view collective) {
+std::optional<std::string> nccl_algo_unusable(std::string_view value, std::string_view collective,
+                                              std::string_view dtype, std::string_view op) {
   const auto& supported = nccl_algorithms_of(collective);
-  const auto list = algo_list_for(value, collective);
+  const auto list = list_for(value, collective);
   if (supported.empty() || !list || list->empty()) return std::nullopt;
   const bool exclude = list->front() == '^';
   std::vector<std::string> named;
@@ -106,14 +131,20 @@ std::optional<std::string> nccl_algo_unusable(std::string_view value, std::strin
   const auto is_named = [&](const std::string& a) {
     return std::find(named.begin(), named.end(), a) != named.end();
   };
-  const bool any_left = std::any_of(supported.begin(), supported.end(), [&](const auto& a) {
-    return exclude ? !is_named(a) : is_named(a);
-  });
+  std::vector<std::string> missing;
+  bool any_left = false;
+  for (const auto& a : supported) {
+    if (exclude == is_named(a)) continue;  // ruled out by the value
+    const std::string why = kernel_missing(a, collective, dtype, op);
+    if (why.empty()) any_left = true;
+    if (!why.empty()) missing.push_back(why);
+  }
   if (any_left) return std::nullopt;
   std::string kernels;
   for (const auto& a : supported) kernels += (kernels.empty() ? "" : " ") + a;
-  return "NCCL_ALGO=" + std::string(value) + " leaves " + std::string(collective) +
-         " no algorithm NCCL has (it has " + kernels + "), and NCCL fails such a call";
+  return fmt::format(
+      "NCCL_ALGO={} leaves {} no algorithm NCCL has (it has {}{}{}), and NCCL fails such a call",
+      value, collective, kernels, missing.empty() ? "" : "; ", fmt::join(missing, "; "));
 }
 
 bool knob_affects(std::string_view knob, std::string_view value, std::string_view collective,

@@ -19,12 +19,18 @@ namespace colltune {
 bool knob_affects(std::string_view knob, std::string_view value, std::string_view collective,
                   std::string_view backend);
 
-// Why NCCL_ALGO=`value` leaves `collective` (colltune's name) no algorithm NCCL has a kernel
-// for, or nullopt when one remains or NCCL_ALGO does not apply to it. NCCL 2.28 then fails the
-// call (ncclInvalidUsage) instead of falling back, so such a collective is a skip, not a run.
-// Per NCCL's src/device/generate.py (algos_of_coll): broadcast and reduce Ring only; allgather
-// and reduce_scatter Ring, CollnetDirect, NVLS, PAT; allreduce all but PAT.
-std::optional<std::string> nccl_algo_unusable(std::string_view value, std::string_view collective);
+// Why NCCL_ALGO=`value` leaves `collective` (colltune's names, as are `dtype` and `op`; empty
+// when not a reduction) no algorithm NCCL has a kernel for, or nullopt when one remains or
+// NCCL_ALGO does not apply to it. NCCL 2.28 then fails the call (ncclInvalidUsage) instead of
+// falling back, so such a collective is a skip, not a run. Per NCCL's src/device/generate.py
+// (algos_of_coll): broadcast and reduce Ring only; allgather and reduce_scatter Ring,
+// CollnetDirect, NVLS, PAT; allreduce all but PAT; NVLS and NVLSTree reduce only the types
+// and ops of device.h ncclNvlsSupported; PAT reduce_scatter has no avg. This is the fast
+// first filter: what depends on the system (PAT with one GPU per node, NVLSTree across nodes,
+// CollNet) only NCCL's own probe knows (the NCCL backend asks it).
+std::optional<std::string> nccl_algo_unusable(std::string_view value, std::string_view collective,
+                                              std::string_view dtype = "",
+                                              std::string_view op = "");
 
 // True when at least one of `settings` (environment names, as a point's settings) that differs
 // from `baseline` may change `collective` on `backend`. Placement keys are ignored.

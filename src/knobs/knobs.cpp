@@ -38,14 +38,18 @@ std::optional<std::string> int_range(std::string_view value, long long lo, long 
   return "allowed: an integer from " + std::to_string(lo) + " to " + std::to_string(hi);
 }
 
-// NCCL_ALGO / NCCL_PROTO: "a,b", "^a,b", or per collective "allreduce:a,b;broadcast:^c".
+// NCCL_ALGO / NCCL_PROTO as NCCL 2.28's parseList (src/graph/tuning.cc) reads them: entries
+// separated by ';', each "<collective>:<list>" except the first, which may be a bare list for
+// every collective ("ring;allreduce:tree"); a list is names separated by ',', optionally after
+// '^' to exclude them; names and collectives in any case.
 std::optional<std::string> check_name_list(std::string_view value,
                                            const std::vector<std::string>& names) {
   std::string allowed = "allowed: a comma list of";
   for (const auto& n : names) allowed += " " + n;
   allowed +=
       ", optionally starting with ^ to exclude, or per collective as "
-      "allreduce:ring;broadcast:^tree (allreduce broadcast reduce allgather reducescatter)";
+      "allreduce:ring;broadcast:^tree (allreduce broadcast reduce allgather reducescatter), "
+      "after a first list for all (ring;allreduce:tree)";
   static const std::array<std::string_view, 5> kColls{"allreduce", "broadcast", "reduce",
                                                       "allgather", "reducescatter"};
   auto list_ok = [&](std::string_view list) {
@@ -60,12 +64,15 @@ std::optional<std::string> check_name_list(std::string_view value,
     }
     return true;
   };
-  if (value.find(':') == std::string_view::npos) {
-    return list_ok(value) ? std::nullopt : std::optional<std::string>(allowed);
-  }
+  bool first = true;
   for (std::string_view entry : split(value, ';')) {
     const auto colon = entry.find(':');
-    if (colon == std::string_view::npos) return allowed;
+    if (colon == std::string_view::npos) {
+      if (!first || !list_ok(entry)) return allowed;  // only the first entry may be bare
+      first = false;
+      continue;
+    }
+    first = false;
     const std::string coll = ascii_lower(entry.substr(0, colon));
     if (std::find(kColls.begin(), kColls.end(), coll) == kColls.end()) return allowed;
     if (!list_ok(entry.substr(colon + 1))) return allowed;

@@ -1,5 +1,7 @@
 #include "runner/measure.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <csignal>
@@ -81,6 +83,32 @@ std::size_t sets_for(const Collective& c, int nranks, const RunPolicy& policy) {
   return rotation_sets(set_layout(c, nranks).stride_bytes, policy);
 }
 
+// One decision for every rank: a rank that skipped while its peers ran would leave them
+// waiting inside the collective until the watchdog fired, blaming a timeout. The first rank
+// with a reason gives it, named when it is another rank's.
+std::optional<std::string> agreed(const MpiWorld& world, const std::optional<std::string>& mine) {
+  if (world.sum_over_ranks(mine ? 1 : 0) == 0) return std::nullopt;
+  const auto all = world.all_gather(mine ? world.host() + "\n" + *mine : std::string());
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    if (all[r].empty()) continue;
+    if (static_cast<int>(r) == world.rank()) return mine;
+    const auto newline = all[r].find('\n');
+    return fmt::format("rank {} on {}: {}", r, all[r].substr(0, newline),
+                       all[r].substr(newline + 1));
+  }
+  return mine;
+}
+
+// What this rank knows first (cheap, local), then, when every rank would run it, the library's
+// own answer (collective: NCCL's probe may connect to peers).
+std::optional<std::string> agreed_skip(Communicator& comm, const MpiWorld& world,
+                                       const Collective& c, const RunPolicy& policy) {
+  std::optional<std::string> local = comm.unsupported(c);
+  if (!local && world.rank() == policy.skip_rank) local = "--test-skip-rank: this rank skips it";
+  if (auto reason = agreed(world, local)) return reason;
+  return agreed(world, comm.probe(c));
+}
+
 }  // namespace
 
 Measurer::Measurer(Communicator& comm, const MpiWorld& world, const Collective& c,
@@ -91,7 +119,7 @@ Measurer::Measurer(Communicator& comm, const MpiWorld& world, const Collective& 
   m_.nranks = nranks;
   m_.bytes = op_bytes(c, nranks);
   m_.ops_per_sample = policy.iters;
-  if (auto reason = comm.unsupported(c)) {
+  if (auto reason = agreed_skip(comm, world, c, policy)) {
     m_.skipped = std::move(reason);
     return;
   }
@@ -115,6 +143,10 @@ double Measurer::calibrate() {
   RunPolicy trial = policy_;
   for (int ops = 1;;) {
     trial.iters = ops;
+    // In the mode that is timed: under -G the batch is a graph, shorter than the eager calls, so
+    // an eager calibration would leave graph samples below --min-sample-seconds.
+    const bool batch = policy_.timing == TimingMode::kBatch;
+    comm_.prepare(m_.coll, *buffers_, batch ? ops : 1, batch ? 1 : ops);
     std::vector<double> seconds{timed_batch(comm_, world_, m_.coll, *buffers_, trial)};
     world_.max_over_ranks(seconds);  // every rank grows the batch alike
     const double batch_seconds = seconds[0] * ops;

@@ -45,6 +45,8 @@ struct RunPolicy {
   bool corrupt_one = false;  // test-only: flip one output element (per checked rank) first
   int hang_rank = -1;        // test-only: this rank stops before warm-up, as a hung peer would
   int stop_rank = -1;        // test-only: this rank SIGSTOPs itself there, as a frozen one would
+  int skip_rank = -1;        // test-only: this rank alone finds every collective unsupported
+  int hang_setup_rank = -1;  // test-only: this rank stops before creating its communicator
   // Test-only: this rank adds delay_seconds per op inside its timed region, after its ops (so
   // no peer waits for it there), as a rank whose clock saw a slow op would.
   int delay_rank = -1;

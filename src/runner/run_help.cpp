@@ -72,6 +72,8 @@ NCCL backend (one communicator rank per GPU):
                           launch of its graph; --repetitions sets the samples)
   -p, --parallel_init 0|1 accepted; no effect (one thread creates the communicators)
   --nccl-blocking 0|1     ncclConfig_t.blocking (default 1)
+  --allocator A           NCCL's measured buffers from ncclmemalloc (default, as nccl-tests:
+                          cuMem memory NCCL can register) or cudamalloc, for comparison
   --cga-cluster-size N, --min-ctas N, --max-ctas N, --net-name NAME
                           the other ncclConfig_t fields a tuner sets (default: NCCL's)
 Settings side by side in one launch:

@@ -179,6 +179,8 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   app.add_option("--min-ctas", bo.min_ctas)->check(CLI::Range(1, 64));
   app.add_option("--max-ctas", bo.max_ctas)->check(CLI::Range(1, 64));
   app.add_option("--net-name", bo.net_name);
+  std::string allocator = "ncclmemalloc";
+  app.add_option("--allocator", allocator);
   std::string buffers = "host";  // not --memory: nccl-tests' -M/--memory means something else
   app.add_option("--buffers", buffers);
   std::vector<std::string> interleave, interleave_sets;
@@ -195,6 +197,8 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   app.add_flag("--test-corrupt", o.policy.corrupt_one)->group("");
   app.add_option("--test-hang-rank", o.policy.hang_rank)->group("");
   app.add_option("--test-stop-rank", o.policy.stop_rank)->group("");
+  app.add_option("--test-skip-rank", o.policy.skip_rank)->group("");
+  app.add_option("--test-hang-setup-rank", o.policy.hang_setup_rank)->group("");
   app.add_option("--test-delay-rank", o.policy.delay_rank)->group("");
   app.add_option("--test-delay-seconds", o.policy.delay_seconds)->group("");
   app.add_option("--test-delay-setting", o.policy.delay_setting)->group("");
@@ -335,7 +339,7 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   if (o.backend == "mpi") {
     // NCCL-only options would be silently ignored on the MPI backend: refuse the first one.
     for (const char* flag : {"--graph", "--device", "--nccl-blocking", "--cga-cluster-size",
-                             "--min-ctas", "--max-ctas", "--net-name"}) {
+                             "--min-ctas", "--max-ctas", "--net-name", "--allocator"}) {
       if (std::string_view(flag) == "--graph" ? bo.graph : app.count(flag) > 0) {
         throw ConfigError(fmt::format(
             "{}{}: an NCCL setting the MPI backend has no use for; allowed: --backend nccl, or "
@@ -344,6 +348,12 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
       }
     }
   }
+  if (allocator != "ncclmemalloc" && allocator != "cudamalloc") {
+    throw ConfigError(fmt::format(
+        "--allocator: '{}' is not allowed; allowed: ncclmemalloc (as nccl-tests), cudamalloc",
+        allocator));
+  }
+  bo.nccl_mem_alloc = allocator == "ncclmemalloc";
   const bool alltoallv =
       std::find(o.colls.begin(), o.colls.end(), CollKind::kAlltoallv) != o.colls.end();
   if (!alltoallv && (app.count("--exchange") > 0 || app.count("--exchange-seed") > 0)) {

@@ -2,6 +2,7 @@
 """Hostile inputs from a table (cases.tsv): each must exit as listed, naming the field at fault,
 and leave nothing behind. Usage: hostile.py --colltune PATH [--pending]"""
 import argparse
+import errno
 import json
 import os
 import re
@@ -124,7 +125,20 @@ def setup(args, root):
     for name, (file_name, text) in texts.items():
         with open(path(name, file_name), "w") as f:
             f.write(text)
-    os.symlink("/dev/full", path("fulljson", "full.json"))
+    # A full device of our own (the kernel's 1:7), so that a bug, or a mutant of the output-path
+    # check, replaces this node and never the system's /dev/full. Without mknod (not root),
+    # the system's.
+    fulldev = os.path.join(root, "full")
+    try:
+        os.mknod(fulldev, 0o666 | stat.S_IFCHR, os.makedev(1, 7))
+        with open(fulldev, "w") as f:  # a nodev mount would refuse it
+            f.write("x")
+        fulldev = "/dev/full"  # not reached: a full device refuses the write
+    except OSError as e:
+        if e.errno != errno.ENOSPC:
+            fulldev = "/dev/full"
+    names["fulldev"] = fulldev
+    os.symlink(fulldev, path("fulljson", "full.json"))
     return names
 
 
@@ -195,12 +209,14 @@ def leftovers(top):
 
 
 def side_effects(cases, names, root):
-    full = [c for c in cases if "/dev/full" in c.argv]
+    fulldev = names["fulldev"]
+    full = [c for c in cases if "{fulldev}" in c.argv]
     if full:
-        check(is_char_device("/dev/full"),
-              f"cases.tsv:{full[0].lineno}: /dev/full is no longer a character device")
-        odd = [n for n in os.listdir("/dev") if n.startswith("full") and n != "full"]
-        check(not odd, f"cases.tsv:{full[0].lineno}: left in /dev: {odd}")
+        check(is_char_device(fulldev),
+              f"cases.tsv:{full[0].lineno}: {fulldev} is no longer a character device")
+        parent = os.path.dirname(fulldev)
+        odd = [n for n in os.listdir(parent) if n.startswith("full") and n not in ("full",)]
+        check(not odd, f"cases.tsv:{full[0].lineno}: left in {parent}: {odd}")
     check(not os.path.exists("/nonexistent-dir"), "/nonexistent-dir was created")
 
     # Refused cases leave their {tmp} as it was: empty.
@@ -214,10 +230,10 @@ def side_effects(cases, names, root):
         check(f.read() == PLAIN_TEXT, "{plainfile} was changed by report --out {plainfile}")
 
     # Links are followed, never replaced: /dev/stdout stays the kernel's link, a link to
-    # /dev/full stays a link.
+    # the full device stays a link.
     for link in ("/dev/stdout", names["fulljson"]):
         check(os.path.islink(link), f"{link} is no longer a symlink")
-    check(is_char_device("/dev/full"), "/dev/full is no longer a character device")
+    check(is_char_device(fulldev), f"{fulldev} is no longer a character device")
 
     # The duplicate input is a warning, on stderr, not part of the report.
     twice = [c for c in cases if c.argv.count("--baseline") == 2]

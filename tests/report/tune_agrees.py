@@ -67,4 +67,18 @@ for index, winner in enumerate(VALUES + [None]):
     for other in VALUES:
         if other != winner:
             check(other.split("-", 1)[0] not in got, f"{tag}: tune exported another value")
+
+# A secret-named knob (as a sweep stores it: redacted) that wins 2x is never exported: a line
+# setting X_API_TOKEN='<redacted 1>' would overwrite the user's real token when sourced.
+base = {"backend": "mpi", "np": "2"}
+secret_points = [(base, "backend=mpi np=2 (no knob set)", True),
+                 (dict(base, X_API_TOKEN="<redacted 1>"),
+                  "backend=mpi np=2 X_API_TOKEN=<redacted 1>", False)]
+secret_store = os.path.join(root, "secret")
+fx.write_store(secret_store, "secret", secret_points,
+               lambda settings, coll, size: (10e-6 + size / 1e9) *
+               (0.5 if "X_API_TOKEN" in settings else 1.0), "mpi", 2, ["node1"])
+code, env_text, err = colltune(args, "tune", secret_store, "--emit", "env")
+check(code == 0 and "X_API_TOKEN" not in env_text,
+      f"tune of a winning secret knob: exit {code}, printed {env_text!r} {err}")
 finish("tune_agrees")

@@ -61,6 +61,16 @@ TEST(NcclEnvSwitch, ARefusalNamesTheConfigFileOrPluginThatWouldDefeatIt) {
   std::filesystem::remove_all(dir);
 }
 
+// NCCL 2.28.9 enqueue.cc ~1950: with NCCL_CTA_POLICY the enqueue itself reads NCCL_ALGO.
+TEST(NcclEnvSwitch, ACtaPolicyIsRefused) {
+  setenv("NCCL_CTA_POLICY", "2", 1);
+  const auto why = nccl_env_switch_error({{"NCCL_ALGO", "Ring"}});
+  unsetenv("NCCL_CTA_POLICY");
+  ASSERT_TRUE(why.has_value());
+  EXPECT_EQ(why->substr(0, 40), "--interleave: NCCL_CTA_POLICY=2 makes NC");
+  EXPECT_EQ(nccl_env_switch_error({{"NCCL_ALGO", "Ring"}}), std::nullopt);
+}
+
 TEST(NcclEnvSwitch, ACommentedOutKnobIsNotASetting) {
   // /etc/nccl.conf, which NCCL always reads too, may set the knob on some host: then this check
   // cannot be made here, and says so.

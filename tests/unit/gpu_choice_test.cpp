@@ -19,7 +19,6 @@ std::string problem(int visible, int gpus, int device, int local_rank) {
 
 TEST(GpuChoice, OneGpuPerRankByLocalRankOrDevice) {
   EXPECT_EQ(ordinals(8, 1, -1, 3), std::vector<int>{3});
-  EXPECT_EQ(ordinals(2, 1, -1, 3), std::vector<int>{1});  // wraps; NCCL refuses a shared GPU
   EXPECT_EQ(ordinals(8, 1, 5, 0), std::vector<int>{5});
 }
 
@@ -38,6 +37,13 @@ TEST(GpuChoice, TooFewGpusIsOneLine) {
   EXPECT_EQ(problem(8, 4, -1, 2),
             "-g/--gpus: local rank 2 on node7 would drive GPUs 8 to 11, but it shows 8; allowed: "
             "ranks per host x -g at most 8");
+  // Four local ranks on a host with two GPUs: local rank 3 would share a GPU, which NCCL's init
+  // refuses ("Duplicate GPU detected"); said before any init, with the counts.
+  EXPECT_EQ(problem(2, 1, -1, 3),
+            "-g/--gpus: local rank 3 on node7 needs GPU 3 of its own, but it shows 2 "
+            "(CUDA_VISIBLE_DEVICES=0,1); allowed: at most 2 ranks per host with -g 1 (NCCL "
+            "refuses two ranks on one GPU)");
+  EXPECT_EQ(ordinals(2, 1, -1, 1), std::vector<int>{1});
 }
 
 }  // namespace

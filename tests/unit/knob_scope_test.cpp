@@ -62,6 +62,30 @@ TEST(KnobScope, AnNcclAlgoWithoutAKernelForTheCollectiveIsASkip) {
   EXPECT_NE(nccl_algo_unusable("allreduce:ring;broadcast:tree", "broadcast"), std::nullopt);
   // Send/recv-based collectives take no algorithm.
   EXPECT_EQ(nccl_algo_unusable("Tree", "alltoall"), std::nullopt);
+  // The mixed form: a first bare list for every collective, then per-collective overrides,
+  // applied in order as NCCL's parseList does. "tree;allreduce:ring" leaves broadcast only Tree
+  // (no kernel: a skip) and allreduce Ring; a later entry for the same collective wins.
+  EXPECT_NE(nccl_algo_unusable("tree;allreduce:ring", "broadcast"), std::nullopt);
+  EXPECT_EQ(nccl_algo_unusable("tree;allreduce:ring", "allreduce"), std::nullopt);
+  EXPECT_EQ(nccl_algo_unusable("tree;broadcast:ring", "broadcast"), std::nullopt);
+  EXPECT_NE(nccl_algo_unusable("broadcast:ring;broadcast:tree", "broadcast"), std::nullopt);
+  EXPECT_TRUE(knob_affects("NCCL_ALGO", "tree;allreduce:ring", "allgather", "nccl"));
+  EXPECT_FALSE(knob_affects("NCCL_ALGO", "allreduce:ring", "allgather", "nccl"));
+  // NVLS kernels by type and op, from NCCL 2.28.9's device.h ncclNvlsSupported: no int8, no
+  // prod or avg, float only with sum; allgather moves bytes and has NVLS for every type.
+  EXPECT_NE(nccl_algo_unusable("NVLS", "allreduce", "int8", "sum"), std::nullopt);
+  EXPECT_NE(nccl_algo_unusable("NVLS,NVLSTree", "allreduce", "half", "prod"), std::nullopt);
+  EXPECT_NE(nccl_algo_unusable("NVLS", "reduce_scatter", "float", "max"), std::nullopt);
+  EXPECT_NE(nccl_algo_unusable("NVLS", "allreduce", "bfloat16", "avg"), std::nullopt);
+  EXPECT_EQ(nccl_algo_unusable("NVLS", "allreduce", "float", "sum"), std::nullopt);
+  EXPECT_EQ(nccl_algo_unusable("NVLS", "allreduce", "int64", "min"), std::nullopt);
+  EXPECT_EQ(nccl_algo_unusable("NVLS", "allgather", "int8", ""), std::nullopt);
+  EXPECT_EQ(nccl_algo_unusable("Ring,NVLS", "allreduce", "int8", "sum"), std::nullopt);
+  EXPECT_NE(nccl_algo_unusable("PAT", "reduce_scatter", "float", "avg"), std::nullopt);
+  EXPECT_EQ(nccl_algo_unusable("PAT", "reduce_scatter", "float", "sum"), std::nullopt);
+  const auto why = nccl_algo_unusable("NVLS", "allreduce", "f8e4m3", "sum");
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("nvls has no f8e4m3 sum kernel"), std::string::npos) << *why;
   EXPECT_EQ(nccl_algo_unusable("Tree", "sendrecv"), std::nullopt);
 }
 

@@ -50,6 +50,10 @@ class FakeComm : public Communicator {
     sets_allocated = sets;
     return std::make_unique<Buffers>();
   }
+  std::vector<std::pair<int, int>> prepares;  // (ops, batches) of each prepare() call
+  void prepare(const Collective&, Buffers&, int n, int batches) override {
+    prepares.emplace_back(n, batches);
+  }
   void launch(const Collective&, Buffers&, int n) override {
     launches.push_back(n);
     if (order != nullptr) order->push_back(id);
@@ -190,6 +194,9 @@ TEST_F(MeasureTest, AdaptiveOpsGrowUntilASampleLastsTheTarget) {
   EXPECT_EQ(comm.launches, (std::vector<int>{1, 1, 10, 85, 170, 98, 98, 98, 98}));
   EXPECT_EQ(m.ops_per_sample, 98);
   for (double s : m.samples_seconds) EXPECT_NEAR(s, (4e-6 + 98e-6) / 98, 1e-15);
+  // Each calibration batch is prepared as the timed ones are (-G: captured), then the samples.
+  EXPECT_EQ(comm.prepares,
+            (std::vector<std::pair<int, int>>{{1, 1}, {10, 1}, {85, 1}, {170, 1}, {98, 4}}));
 }
 
 TEST_F(MeasureTest, RacingStopsSamplingALoserAtTheFirstLook) {

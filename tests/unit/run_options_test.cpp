@@ -374,11 +374,13 @@ TEST(Interleave, NcclAlgoAndProtoAreSwitchedOnTheNcclBackend) {
   EXPECT_EQ(error_of({"--interleave", "NCCL_ALGO=Ring"}),
             "--interleave: switches NCCL_ALGO / NCCL_PROTO at each NCCL communicator init; "
             "allowed: with --backend nccl, not mpi");
-  EXPECT_EQ(error_of({"--backend", "nccl", "--interleave", "NCCL_ALGO=Ring,Rong"}),
-            "--interleave NCCL_ALGO: 'Rong' is not allowed; allowed: a comma list of Ring Tree "
-            "CollnetDirect CollnetChain NVLS NVLSTree PAT, optionally starting with ^ to exclude, "
-            "or per collective as allreduce:ring;broadcast:^tree (allreduce broadcast reduce "
-            "allgather reducescatter), or default (the launch value)");
+  EXPECT_EQ(
+      error_of({"--backend", "nccl", "--interleave", "NCCL_ALGO=Ring,Rong"}),
+      "--interleave NCCL_ALGO: 'Rong' is not allowed; allowed: a comma list of Ring Tree "
+      "CollnetDirect CollnetChain NVLS NVLSTree PAT, optionally starting with ^ to exclude, "
+      "or per collective as allreduce:ring;broadcast:^tree (allreduce broadcast reduce "
+      "allgather reducescatter), after a first list for all (ring;allreduce:tree), or default "
+      "(the launch value)");
   EXPECT_EQ(error_of({"--backend", "nccl", "--interleave", "NCCL_P2P_LEVEL=NVL,SYS"}),
             "--interleave: NCCL_P2P_LEVEL is read once per process by NCCL; allowed: NCCL_ALGO "
             "NCCL_PROTO (re-read at every communicator init); sweep NCCL_P2P_LEVEL as an axis, "

@@ -15,6 +15,13 @@ GpuChoice choose_gpus(int visible, int gpus, int first_device, int local_rank,
     choice.problem =
         fmt::format("--device: {} with -g {} runs past the {} GPUs {} shows; allowed: 0 to {}",
                     first_device, gpus, visible, host, visible - gpus);
+  } else if (first_device < 0 && gpus == 1 && local_rank >= visible) {
+    // Two ranks on one GPU: NCCL's init fails them with "Duplicate GPU detected".
+    choice.problem = fmt::format(
+        "-g/--gpus: local rank {} on {} needs GPU {} of its own, but it shows {} "
+        "(CUDA_VISIBLE_DEVICES={}); allowed: at most {} ranks per host with -g 1 (NCCL refuses "
+        "two ranks on one GPU)",
+        local_rank, host, local_rank, visible, mask, visible);
   } else if (first_device < 0 && gpus > 1 && (local_rank + 1) * gpus > visible) {
     choice.problem = fmt::format(
         "-g/--gpus: local rank {} on {} would drive GPUs {} to {}, but it shows {}; allowed: "
@@ -23,7 +30,7 @@ GpuChoice choose_gpus(int visible, int gpus, int first_device, int local_rank,
   }
   if (!choice.problem.empty()) return choice;
   const int first = first_device >= 0 ? first_device : local_rank * gpus;
-  for (int i = 0; i < gpus; ++i) choice.ordinals.push_back((first + i) % visible);
+  for (int i = 0; i < gpus; ++i) choice.ordinals.push_back(first + i);
   return choice;
 }
 

@@ -8,6 +8,7 @@
 
 #include "backends/nccl/event_timer.hpp"
 #include "backends/nccl/gpu_choice.hpp"
+#include "backends/nccl/nccl_config.hpp"
 #include "backends/nccl/nccl_state.hpp"
 #include "backends/nccl/nccl_types.hpp"
 #include "core/env_switch.hpp"
@@ -114,7 +115,8 @@ DeviceBuffers::~DeviceBuffers() {
   destroy_graphs();
   for (auto& gpu : gpus) {
     cudaSetDevice(gpu.ordinal);
-    cudaFree(gpu.pool);
+    nccl_allocated ? static_cast<void>(ncclMemFree(gpu.pool))
+                   : static_cast<void>(cudaFree(gpu.pool));
   }
 }
 
@@ -181,6 +183,10 @@ NcclCommunicator::~NcclCommunicator() {
     if (gpu.wrong != nullptr) cudaFree(gpu.wrong);
     if (gpu.stream != nullptr) cudaStreamDestroy(gpu.stream);
   }
+  for (std::size_t g = 0; g < impl_->probe_scratch.size(); ++g) {
+    cudaSetDevice(impl_->gpus[g].ordinal);
+    cudaFree(impl_->probe_scratch[g]);
+  }
 }
 
 void NcclCommunicator::Impl::abort_all() {
@@ -219,16 +225,19 @@ std::vector<DeviceInfo> NcclCommunicator::devices() const {
 
 std::map<std::string, std::string> NcclCommunicator::settings() const {
   const BackendOptions& o = impl_->options;
-  const auto asked = [](int value) { return value >= 0 ? std::to_string(value) : "default"; };
-  return {{"graph", o.graph ? "true" : "false"},
-          {"agg_iters", std::to_string(o.aggregate)},
-          {"device", o.device >= 0 ? std::to_string(o.device) : "local rank x gpus"},
-          {"nccl_blocking", asked(o.nccl_blocking)},
-          {"cga_cluster_size", asked(o.cga_cluster_size)},
-          {"min_ctas", asked(o.min_ctas)},
-          {"max_ctas", asked(o.max_ctas)},
-          {"net_name", o.net_name.empty() ? "default" : o.net_name},
-          {"memory", "device"}};
+  // What NCCL ran with: its environment overrides the ncclConfig_t fields colltune passed.
+  const NcclEffectiveConfig config =
+      effective_nccl_config(o, [](const char* name) { return std::getenv(name); });
+  auto out = config.settings;
+  out.insert({{"graph", o.graph ? "true" : "false"},
+              {"agg_iters", std::to_string(o.aggregate)},
+              {"device", o.device >= 0 ? std::to_string(o.device) : "local rank x gpus"},
+              {"memory", "device"},
+              {"allocator", o.nccl_mem_alloc ? "ncclMemAlloc" : "cudaMalloc"}});
+  if (!config.from_environment.empty())
+    out["nccl_config_from_environment"] =
+        fmt::format("{}", fmt::join(config.from_environment, "; "));
+  return out;
 }
 
 std::optional<std::string> NcclCommunicator::unsupported(const Collective& c) const {
@@ -266,7 +275,10 @@ std::optional<std::string> NcclCommunicator::unsupported(const Collective& c) co
   } else if (const char* env = std::getenv("NCCL_ALGO"); env != nullptr && *env != '\0') {
     algo = env;
   }
-  if (algo) return nccl_algo_unusable(*algo, name(c.kind));
+  if (algo) {
+    return nccl_algo_unusable(*algo, name(c.kind), name(c.dtype),
+                              is_reduction(c.kind) ? name(c.op) : std::string_view());
+  }
   return std::nullopt;
 }
 
@@ -275,13 +287,19 @@ std::unique_ptr<Buffers> NcclCommunicator::allocate(const Collective& c, std::si
   buffers->registry = &impl_->live_buffers;
   impl_->live_buffers.insert(buffers.get());
   buffers->sets = std::max<std::size_t>(sets, 1);
+  buffers->nccl_allocated = impl_->options.nccl_mem_alloc;
   buffers->layout = set_layout(c, impl_->nranks);
   for (const Gpu& gpu : impl_->gpus) {
     COLLTUNE_CUDA_CHECK(cudaSetDevice(gpu.ordinal));
     auto& mine = buffers->gpus.emplace_back();
     mine.ordinal = gpu.ordinal;
-    COLLTUNE_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&mine.pool),
-                                   buffers->sets * buffers->layout.stride_bytes));
+    const std::size_t bytes = buffers->sets * buffers->layout.stride_bytes;
+    if (impl_->options.nccl_mem_alloc) {
+      // The same size on every rank, as NCCL's registration of user buffers expects.
+      COLLTUNE_NCCL_CHECK(ncclMemAlloc(reinterpret_cast<void**>(&mine.pool), bytes));
+    } else {
+      COLLTUNE_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&mine.pool), bytes));
+    }
     if (c.kind == CollKind::kAlltoallv) mine.exchange = rank_exchange(c, impl_->nranks, gpu.rank);
   }
   return buffers;

@@ -69,6 +69,7 @@ class DeviceBuffers : public Buffers {
   // The communicator's list of live buffers, which abort_all() reaches through; null once the
   // communicator is gone.
   std::set<DeviceBuffers*>* registry = nullptr;
+  bool nccl_allocated = false;  // pools from ncclMemAlloc: freed with ncclMemFree
 
   // Destroys the captured graphs: NCCL's abort and destroy wait until no graph references the
   // communicator (init.cc, commDestroySync), so they must go first.
@@ -89,6 +90,7 @@ struct NcclCommunicator::Impl {
   std::vector<Gpu> gpus;
   int nranks = 1;
   std::set<DeviceBuffers*> live_buffers;  // allocated here and not yet freed
+  std::vector<char*> probe_scratch;       // per GPU, for probe(); freed with the communicator
 
   // Issues n ops on every GPU, op i on buffer set (first + i) mod sets.
   void issue(const Collective& c, DeviceBuffers& buffers, int n, std::size_t first);

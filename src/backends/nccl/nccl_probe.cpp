@@ -1,0 +1,69 @@
+// Asking NCCL whether it can run a collective here, without running it.
+
+#include <algorithm>
+
+#include "backends/nccl/nccl_config.hpp"
+#include "backends/nccl/nccl_state.hpp"
+#include "core/env_switch.hpp"
+
+namespace colltune {
+namespace {
+
+// The collectives NCCL picks an algorithm for (enqueue.cc topoGetAlgoInfo); the others are
+// grouped send/recv, which always run.
+bool selects_algorithm(CollKind kind) {
+  return kind == CollKind::kAllreduce || kind == CollKind::kBroadcast ||
+         kind == CollKind::kReduce || kind == CollKind::kAllgather ||
+         kind == CollKind::kReduceScatter;
+}
+
+// Room for any probed op: NCCL reads no element while simulating, but the pointers are real.
+constexpr std::size_t kProbeBytes = 1 << 16;
+
+}  // namespace
+
+std::optional<std::string> NcclCommunicator::probe(const Collective& c) {
+  // ncclGroupSimulateEnd goes through NCCL's own algorithm selection and launches nothing
+  // (group.cc ~114, enqueue.cc ~1848). Not on one rank (the op runs at once, enqueue.cc ~2569)
+  // nor on a non-blocking communicator, whose group end launches for real (group.cc ~642).
+  const bool blocking = effective_nccl_config(impl_->options, [](const char* name) {
+                          return std::getenv(name);
+                        }).blocking;
+  if (!selects_algorithm(c.kind) || impl_->nranks < 2 || !blocking) return std::nullopt;
+  if (impl_->probe_scratch.empty()) {
+    for (const Gpu& gpu : impl_->gpus) {
+      COLLTUNE_CUDA_CHECK(cudaSetDevice(gpu.ordinal));
+      char* scratch = nullptr;
+      COLLTUNE_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&scratch), 2 * kProbeBytes));
+      impl_->probe_scratch.push_back(scratch);
+    }
+  }
+  // The same op at a size that fits: whether NCCL has an algorithm does not depend on it.
+  Collective small = c;
+  const std::size_t per_element = element_bytes(c.dtype) * static_cast<std::size_t>(impl_->nranks);
+  small.count = std::max<std::size_t>(1, std::min(c.count, kProbeBytes / per_element));
+  // NCCL names the knob in its error, and picks its return code, from the environment it sees
+  // at enqueue (enqueue.cc ~1851): this communicator's interleaved setting.
+  const ScopedEnvironment knobs(impl_->options.in_process_knobs);
+  std::string failed;
+  COLLTUNE_NCCL_CHECK(ncclGroupStart());
+  try {
+    const DeviceBuffers::PerGpu none;
+    for (std::size_t g = 0; g < impl_->gpus.size(); ++g) {
+      char* scratch = impl_->probe_scratch[g];
+      impl_->enqueue(impl_->gpus[g], small, none, scratch, scratch + kProbeBytes, 0);
+    }
+  } catch (const NcclError& e) {
+    failed = e.what();  // the group must still end
+  }
+  ncclSimInfo_t sim = NCCL_SIM_INFO_INITIALIZER;
+  const ncclResult_t end = ncclGroupSimulateEnd(&sim);
+  if (failed.empty() && end == ncclSuccess) return std::nullopt;
+  if (failed.empty()) {
+    failed =
+        fmt::format("{} ({})", ncclGetErrorString(end), ncclGetLastError(impl_->gpus.front().comm));
+  }
+  return fmt::format("NCCL cannot run it here (asked with ncclGroupSimulateEnd): {}", failed);
+}
+
+}  // namespace colltune

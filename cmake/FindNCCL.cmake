@@ -2,7 +2,9 @@
 find_path(NCCL_INCLUDE_DIR nccl.h
           HINTS ${NCCL_HOME} $ENV{NCCL_HOME} ${CUDAToolkit_INCLUDE_DIRS} /usr/local/cuda
           PATH_SUFFIXES include)
-find_library(NCCL_LIBRARY NAMES nccl
+# libnccl.so.2 too: the nvidia-nccl-cu13 wheel ships no libnccl.so link. NAMES_PER_DIR: the
+# first directory of the hints holding either wins (NCCL_HOME over the CUDA prefix).
+find_library(NCCL_LIBRARY NAMES nccl libnccl.so.2 NAMES_PER_DIR
              HINTS ${NCCL_HOME} $ENV{NCCL_HOME} ${CUDAToolkit_LIBRARY_DIR} /usr/local/cuda
              PATH_SUFFIXES lib lib64)
 include(FindPackageHandleStandardArgs)

@@ -31,9 +31,19 @@ if [ -x "$bundle/colltune" ]; then
     exit 2
   fi
   bin=$bundle/colltune
-  if [ ! -x "$(command -v mpirun)" ] && [ -x "$bundle/colltune-nompi" ]; then
-    bin=$bundle/colltune-nompi
-    echo "== no mpirun here: running the build without MPI ($bin)"
+  # The MPI build needs the Open MPI it was built against; HPC-X, MPICH or another Open MPI
+  # series would fail inside MPI_Init. The build without MPI needs none.
+  wanted=$(awk '$1 == "openmpi" {print $2}' "$bundle/REQUIRES" 2>/dev/null)
+  found=$(mpirun --version 2>/dev/null | sed -n 's/.*(Open MPI) \([0-9]*\.[0-9]*\).*/\1/p' | head -1)
+  if [ -x "$bundle/colltune-nompi" ]; then
+    if [ ! -x "$(command -v mpirun)" ]; then
+      bin=$bundle/colltune-nompi
+      echo "== no mpirun here: running the build without MPI ($bin)"
+    elif [ -n "$wanted" ] && [ "$found" != "$wanted" ]; then
+      bin=$bundle/colltune-nompi
+      echo "== mpirun here is $(mpirun --version 2>&1 | head -1), not Open MPI $wanted, which" \
+        "the MPI build needs: running the build without MPI ($bin)"
+    fi
   fi
 else
   bin=build/src/colltune
@@ -73,11 +83,19 @@ if [ "$bin" != "$bundle/colltune-nompi" ] && [ -x "$bundle/colltune-nompi" ]; th
   grep -E "Out of bounds" /tmp/gpu-check-nompi.log
 fi
 # The ceiling: GPU 0's device-to-device copy bandwidth, as `colltune topo --ceilings` measures it.
-ceiling=$("$bin" topo --ceilings --json | python3 -c '
+topo_json=$("$bin" topo --ceilings --json)
+ceiling=$(python3 -c '
 import json, sys
 c = [x["gbps"] for x in json.load(sys.stdin)["ceilings"] if x["kind"] == "device_memcpy"]
-print(c[0] if c else 0)')
-echo "== single GPU: time (us) and busbw (GB/s), median of 20 samples; copy ceiling $ceiling GB/s"
+print(c[0] if c else 0)' <<< "$topo_json")
+# Without a ceiling, say what is missing (a wheel-only NCCL has no CUDA runtime to copy with).
+ceiling_text="$ceiling GB/s"
+if [ "$ceiling" = 0 ]; then
+  ceiling_text="none: $(python3 -c '
+import json, sys
+print(json.load(sys.stdin).get("device_ceilings_absent") or "not measured")' <<< "$topo_json")"
+fi
+echo "== single GPU: time (us) and busbw (GB/s), median of 20 samples; copy ceiling $ceiling_text"
 # One rank's busbw is 0 by definition (factor (n-1)/n); its algbw is a device copy, so the share
 # of the ceiling is taken of algbw there.
 printf '%-10s %6s %4s %12s %10s %10s %10s\n' collective size -G time_us algbw_gbps busbw_gbps of_ceiling
@@ -93,7 +111,7 @@ import json, sys
 r = json.loads(open(sys.argv[1]).readline())
 ceiling = float(sys.argv[5])
 bw = r["algbw_gbps"] if r["nranks"] == 1 else r["busbw_gbps"]
-share = f"{100 * bw / ceiling:.1f}%" if ceiling > 0 else "n/a"
+share = f"{100 * bw / ceiling:.1f}%" if ceiling > 0 else "no ceiling"
 print(f"{sys.argv[2]:<10} {sys.argv[3]:>6} {sys.argv[4]:>4} {r['stats_seconds']['median'] * 1e6:>12.2f} "
       f"{r['algbw_gbps']:>10.2f} {r['busbw_gbps']:>10.2f} {share:>10}")
 PY

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake ninja-build pkg-config git python3 procps
           openmpi-bin libopenmpi-dev libfmt-dev nlohmann-json3-dev libcli11-dev libhwloc-dev
-          libyaml-cpp-dev libgtest-dev libbenchmark-dev libboost-dev)
+          libyaml-cpp-dev libgtest-dev libbenchmark-dev libboost-dev patchelf)
 [ "${1:-}" = "--with-test-tools" ] && packages+=(chromium slurmctld slurmd slurm-client munge python3-prometheus-client)
 missing=()
 for p in "${packages[@]}"; do

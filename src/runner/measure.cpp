@@ -127,14 +127,17 @@ Measurer::Measurer(Communicator& comm, const MpiWorld& world, const Collective& 
   if (shared == nullptr) owned_ = comm.allocate(c, m_.buffer_sets);
   buffers_ = shared != nullptr ? shared : owned_.get();
 
-  if (world.rank() == policy.hang_rank) {
+  const auto hang = [] {
     for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
-  }
+  };
+  if (world.rank() == policy.hang_rank && !policy.hang_after_first_op) hang();
   // Unlike a hang, every thread stops, the roll call's responder too: only the peers can tell.
   if (world.rank() == policy.stop_rank) std::raise(SIGSTOP);
   // Adaptive: one op first, so that no calibration batch times a connection being set up.
   comm.launch(c, *buffers_, policy.adaptive_iters ? 1 : policy.warmup_iters);
   wait_for(comm, policy);
+  // Connected and one op done: the peers' next op waits on the device, not in a handshake.
+  if (world.rank() == policy.hang_rank && policy.hang_after_first_op) hang();
   if (!policy.adaptive_iters) start(policy.iters);
 }
 

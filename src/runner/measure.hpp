@@ -44,6 +44,7 @@ struct RunPolicy {
   std::uint64_t seed = 0xC011;
   bool corrupt_one = false;  // test-only: flip one output element (per checked rank) first
   int hang_rank = -1;        // test-only: this rank stops before warm-up, as a hung peer would
+  bool hang_after_first_op = false;  // test-only: hang_rank stops after the warm-up instead
   int stop_rank = -1;        // test-only: this rank SIGSTOPs itself there, as a frozen one would
   int skip_rank = -1;        // test-only: this rank alone finds every collective unsupported
   int hang_setup_rank = -1;  // test-only: this rank stops before creating its communicator

@@ -196,6 +196,7 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   app.add_option("-t,--nthreads", threads);
   app.add_flag("--test-corrupt", o.policy.corrupt_one)->group("");
   app.add_option("--test-hang-rank", o.policy.hang_rank)->group("");
+  app.add_flag("--test-hang-after-first-op", o.policy.hang_after_first_op)->group("");
   app.add_option("--test-stop-rank", o.policy.stop_rank)->group("");
   app.add_option("--test-skip-rank", o.policy.skip_rank)->group("");
   app.add_option("--test-hang-setup-rank", o.policy.hang_setup_rank)->group("");

@@ -114,7 +114,9 @@ std::vector<Ceiling> measure_device_ceilings(std::string& why, std::size_t bytes
   std::vector<Ceiling> out;
   void* cuda = open_cudart();
   if (cuda == nullptr) {
-    why = "no CUDA runtime: libcudart.so was not found";
+    why =
+        "no CUDA runtime: libcudart.so was not found (the CUDA toolkit or the "
+        "nvidia-cuda-runtime wheel has it; a wheel-only NCCL does not)";
     return out;
   }
   const int n = visible_gpu_count();

@@ -59,7 +59,10 @@ nlohmann::json to_json(const TopoReport& r) {
             {"why", r.gpu_links.why},
             {"gpus", r.gpu_links.gpus},
             {"matrix", r.gpu_links.matrix}}},
-          {"ceilings", to_json(r.ceilings)}};
+          {"ceilings", to_json(r.ceilings)},
+          // Why device copy ceilings are missing ("" when none is): a wheel-only NCCL has no
+          // CUDA runtime to copy with, and a reader should say so, not print "n/a".
+          {"device_ceilings_absent", r.device_ceilings_absent}};
 }
 
 std::string to_text(const TopoReport& r) {

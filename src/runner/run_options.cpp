@@ -349,6 +349,12 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
       }
     }
   }
+  if (bo.min_ctas >= 0 && bo.max_ctas >= 0 && bo.min_ctas > bo.max_ctas) {
+    throw ConfigError(fmt::format(
+        "--min-ctas: {} is above --max-ctas {}; allowed: at most --max-ctas (NCCL's init refuses "
+        "min above max)",
+        bo.min_ctas, bo.max_ctas));
+  }
   if (allocator != "ncclmemalloc" && allocator != "cudamalloc") {
     throw ConfigError(fmt::format(
         "--allocator: '{}' is not allowed; allowed: ncclmemalloc (as nccl-tests), cudamalloc",

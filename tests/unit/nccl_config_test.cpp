@@ -55,6 +55,9 @@ TEST(NcclConfig, TheEnvironmentWinsAsInNcclsInit) {
   // NCCL reads with strtoll base 0: hex is a number, and 100 CTAs are capped at 64.
   EXPECT_EQ(with(o, {{"NCCL_MAX_CTAS", "0x10"}}).settings.at("max_ctas"), "16");
   EXPECT_EQ(with(o, {{"NCCL_MAX_CTAS", "100"}}).settings.at("max_ctas"), "64");
+  // NCCL narrows to int: 2^32 is 0 there. An empty NCCL_NET is an empty name, as NCCL takes it.
+  EXPECT_EQ(with(o, {{"NCCL_COMM_BLOCKING", "4294967296"}}).settings.at("nccl_blocking"), "0");
+  EXPECT_EQ(with(o, {{"NCCL_NET", ""}}).settings.at("net_name"), "\"\"");
 }
 
 }  // namespace

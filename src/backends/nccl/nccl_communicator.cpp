@@ -154,6 +154,9 @@ NcclCommunicator::NcclCommunicator(MpiWorld& world, const BackendOptions& option
   if (options.cga_cluster_size >= 0) config.cgaClusterSize = options.cga_cluster_size;
   if (options.min_ctas >= 0) config.minCTAs = options.min_ctas;
   if (options.max_ctas >= 0) config.maxCTAs = options.max_ctas;
+  // NCCL compares min with max before it fills in defaults (init.cc ~1865), and an unset max is
+  // INT_MIN there: a lone --min-ctas needs max at NCCL's own default, MAXCHANNELS.
+  if (options.min_ctas >= 0 && options.max_ctas < 0) config.maxCTAs = 64;
   if (!options.net_name.empty()) config.netName = impl_->options.net_name.c_str();
   // --interleave: NCCL reads NCCL_ALGO / NCCL_PROTO while it initialises a communicator, so
   // they are set only until this one is ready (end_group waits out a non-blocking init). The

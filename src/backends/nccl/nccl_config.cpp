@@ -11,13 +11,14 @@ namespace colltune {
 namespace {
 
 // As NCCL's ncclLoadParam reads an integer variable: strtoll base 0, unset or empty is absent, an
-// out-of-range value falls back to the default (absent); trailing text is ignored, as there.
+// out-of-range value falls back to the default (absent); trailing text is ignored, as there;
+// then narrowed to int as envConfigOverride does (init.cc ~1634).
 std::optional<long long> nccl_integer(const char* text) {
   if (text == nullptr || *text == '\0') return std::nullopt;
   errno = 0;
   const long long value = std::strtoll(text, nullptr, 0);
   if (errno != 0) return std::nullopt;
-  return value;
+  return static_cast<int>(value);  // NCCL keeps its parameters in an int: 2^32 reads as 0
 }
 
 constexpr int kMaxCgaClusterSize = 8;  // init.cc NCCL_MAX_CGA_CLUSTER_SIZE
@@ -61,13 +62,15 @@ NcclEffectiveConfig effective_nccl_config(const BackendOptions& options,
   }
   min_ctas = std::min(min_ctas, kMaxChannels);
   max_ctas = std::min(max_ctas, kMaxChannels);
-  if (min_ctas >= 0 && max_ctas >= 0 && min_ctas > max_ctas) min_ctas = max_ctas;  // as NCCL caps
+  // After the environment, NCCL lowers min to max (init.cc ~1770); --min-ctas above --max-ctas
+  // never gets here (run options refuse it, as NCCL's init would).
+  if (min_ctas >= 0 && max_ctas >= 0 && min_ctas > max_ctas) min_ctas = max_ctas;
   out.blocking = blocking != 0;
   out.settings = {{"nccl_blocking", shown(blocking)},
                   {"cga_cluster_size", shown(cga)},
                   {"min_ctas", shown(min_ctas)},
                   {"max_ctas", shown(max_ctas)},
-                  {"net_name", net.empty() ? "default" : net}};
+                  {"net_name", net.empty() ? (getenv("NCCL_NET") ? "\"\"" : "default") : net}};
   return out;
 }
 

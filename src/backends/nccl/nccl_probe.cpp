@@ -29,7 +29,10 @@ std::optional<std::string> NcclCommunicator::probe(const Collective& c) {
   const bool blocking = effective_nccl_config(impl_->options, [](const char* name) {
                           return std::getenv(name);
                         }).blocking;
-  if (!selects_algorithm(c.kind) || impl_->nranks < 2 || !blocking) return std::nullopt;
+  // One GPU per process only: with several communicators in one group, a failed group can set
+  // every one's abort flag (group.cc ~433), leaving them aborted unseen; -g N keeps to the table.
+  if (!selects_algorithm(c.kind) || impl_->nranks < 2 || !blocking || impl_->gpus.size() != 1)
+    return std::nullopt;
   if (impl_->probe_scratch.empty()) {
     for (const Gpu& gpu : impl_->gpus) {
       COLLTUNE_CUDA_CHECK(cudaSetDevice(gpu.ordinal));
@@ -58,12 +61,19 @@ std::optional<std::string> NcclCommunicator::probe(const Collective& c) {
   }
   ncclSimInfo_t sim = NCCL_SIM_INFO_INITIALIZER;
   const ncclResult_t end = ncclGroupSimulateEnd(&sim);
-  if (failed.empty() && end == ncclSuccess) return std::nullopt;
-  if (failed.empty()) {
-    failed =
-        fmt::format("{} ({})", ncclGetErrorString(end), ncclGetLastError(impl_->gpus.front().comm));
+  if (!failed.empty()) throw NcclError(failed);  // an argument NCCL refused: a bug, not a skip
+  if (end == ncclSuccess) return std::nullopt;
+  // A skip only for NCCL's "no algorithm/protocol available" (enqueue.cc ~1848-1860). Anything
+  // else (a connect that failed, memory) may have left the communicator half set up: an error.
+  // ncclGetLastError is NCCL's last warning, process-wide.
+  const std::string last = ncclGetLastError(impl_->gpus.front().comm);
+  if ((end == ncclInvalidUsage || end == ncclInternalError) &&
+      last.find("no algorithm/protocol available") != std::string::npos) {
+    return fmt::format("NCCL cannot run it here (asked with ncclGroupSimulateEnd): {} ({})",
+                       ncclGetErrorString(end), last);
   }
-  return fmt::format("NCCL cannot run it here (asked with ncclGroupSimulateEnd): {}", failed);
+  throw NcclError(
+      fmt::format("ncclGroupSimulateEnd failed: {} ({})", ncclGetErrorString(end), last));
 }
 
 }  // namespace colltune

@@ -1,0 +1,60 @@
+#pragma once
+// NCCL's tuner plugin interface as NCCL 2.28.9 declares it (src/include/plugin/tuner/
+// tuner_v3.h .. tuner_v5.h, nccl.h, debug.h): only what the plugin uses, declared here so that
+// it builds without CUDA or NCCL. v2 is not served: its getCollInfo returns one algorithm and
+// protocol instead of editing the cost table, which cannot say "this algorithm, NCCL's protocol".
+
+#include <stddef.h>
+#include <stdint.h>
+
+extern "C" {
+
+typedef enum { ncclTunerSuccess = 0 } ncclTunerResult_t;  // ncclResult_t's ncclSuccess
+typedef int ncclTunerFunc_t;                              // ncclFunc_t: broadcast 0 ... allreduce 4
+
+enum { kNcclLogWarn = 2, kNcclLogInfo = 3 };
+enum : unsigned long { kNcclLogInit = 1, kNcclLogTuning = 64 };
+typedef void (*ncclTunerLogger_t)(int level, unsigned long flags, const char* file, int line,
+                                  const char* fmt, ...);
+
+typedef struct {
+  int nNvlDomains;
+  int minRanksPerNvlDomain;
+  int maxRanksPerNvlDomain;
+} ncclNvlDomainInfo_v5_t;
+
+// Writable model constants (v5); the plugin leaves them alone, so only their address matters.
+typedef struct ncclTunerConstants_v5 ncclTunerConstants_v5_t;
+
+typedef struct {
+  const char* name;
+  ncclTunerResult_t (*init)(void** ctx, uint64_t commId, size_t nRanks, size_t nNodes,
+                            ncclTunerLogger_t logFunction, ncclNvlDomainInfo_v5_t* nvlDomainInfo,
+                            ncclTunerConstants_v5_t* constants);
+  ncclTunerResult_t (*getCollInfo)(void* context, ncclTunerFunc_t collType, size_t nBytes,
+                                   int numPipeOps, float** collCostTable, int numAlgo, int numProto,
+                                   int regBuff, int* nChannels);
+  ncclTunerResult_t (*finalize)(void* context);
+} ncclTuner_v5_t;
+
+typedef struct {
+  const char* name;
+  ncclTunerResult_t (*init)(size_t nRanks, size_t nNodes, ncclTunerLogger_t logFunction,
+                            void** context);
+  ncclTunerResult_t (*getCollInfo)(void* context, ncclTunerFunc_t collType, size_t nBytes,
+                                   int numPipeOps, float** collCostTable, int numAlgo, int numProto,
+                                   int regBuff, int* nChannels);
+  ncclTunerResult_t (*destroy)(void* context);
+} ncclTuner_v4_t;
+
+typedef struct {
+  const char* name;
+  ncclTunerResult_t (*init)(size_t nRanks, size_t nNodes, ncclTunerLogger_t logFunction,
+                            void** context);
+  ncclTunerResult_t (*getCollInfo)(void* context, ncclTunerFunc_t collType, size_t nBytes,
+                                   int numPipeOps, float** collCostTable, int numAlgo, int numProto,
+                                   int* nChannels);
+  ncclTunerResult_t (*destroy)(void* context);
+} ncclTuner_v3_t;
+
+}  // extern "C"

@@ -1,0 +1,161 @@
+// libnccl-tuner-colltune.so: NCCL loads it with NCCL_TUNER_PLUGIN=colltune (or its path) and it
+// applies the rows of the tuned file COLLTUNE_TUNER_FILE names (tune --emit nccl-plugin). It runs
+// inside someone else's job, and NCCL 2.28 fails a communicator or a collective on any error
+// from init or getCollInfo (no fallback), so every entry point returns success, lets nothing
+// throw across the C boundary, and on any problem logs once and changes nothing.
+
+#include <atomic>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/nccl_tuned_format.hpp"
+#include "tuner_plugin/nccl_tuner_abi.h"
+#include "tuner_plugin/tuned_rules.hpp"
+
+namespace colltune {
+namespace {
+
+constexpr const char* kPluginName = "colltune";
+
+// One per communicator: its own rows, so many communicators in one process share nothing
+// mutable but the once-per-process warning flag.
+struct Context {
+  ncclTunerLogger_t log = nullptr;
+  bool stand_aside = false;
+  std::vector<TunedRow> rows;                     // the file's rows for this communicator
+  std::vector<std::string> applied, unavailable;  // per row, built at init: no work per call
+  std::unique_ptr<std::atomic<bool>[]> logged;    // per row: its decision was logged
+};
+
+std::atomic<bool> g_file_warned{false};
+
+void say(const Context& c, int level, unsigned long flags, const std::string& text) {
+  if (c.log != nullptr) c.log(level, flags, __FILE__, __LINE__, "%s", text.c_str());
+}
+
+bool set(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr && *value != '\0';
+}
+
+void load(Context& c, std::size_t nranks, std::size_t nnodes) {
+  // NCCL_ALGO / NCCL_PROTO are the user's own choice: a tuner must not fight them.
+  if (set("NCCL_ALGO") || set("NCCL_PROTO")) {
+    c.stand_aside = true;
+    say(c, kNcclLogInfo, kNcclLogInit | kNcclLogTuning,
+        "colltune tuner: NCCL_ALGO or NCCL_PROTO is set: standing aside");
+    return;
+  }
+  const char* path = std::getenv("COLLTUNE_TUNER_FILE");
+  std::vector<TunedRow> all;
+  std::string problem;
+  if (path == nullptr || *path == '\0') {
+    problem = "COLLTUNE_TUNER_FILE is not set (a file from colltune tune --emit nccl-plugin)";
+  } else {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (!in) {
+      problem = std::string(path) + ": cannot be read";
+    } else {
+      try {
+        all = parse_tuned_file(text.str());
+      } catch (const std::exception& e) {
+        problem = std::string(path) + ": " + e.what();
+      }
+    }
+  }
+  if (!problem.empty()) {
+    if (!g_file_warned.exchange(true)) {
+      say(c, kNcclLogWarn, kNcclLogInit | kNcclLogTuning,
+          "colltune tuner: " + problem + "; changing nothing");
+    }
+    return;
+  }
+  for (const TunedRow& row : all) {
+    if (row.nnodes == nnodes && row.nranks == nranks) c.rows.push_back(row);
+  }
+  c.logged = std::make_unique<std::atomic<bool>[]>(c.rows.size());
+  for (const TunedRow& row : c.rows) {
+    c.applied.push_back("colltune tuner: row " + std::to_string(row.line) +
+                        " applied: " + describe_row(row));
+    c.unavailable.push_back("colltune tuner: row " + std::to_string(row.line) + " (" +
+                            describe_row(row) +
+                            ") names only cells NCCL cannot run here (-1): NCCL's choice stands");
+  }
+  say(c, kNcclLogInfo, kNcclLogInit | kNcclLogTuning,
+      "colltune tuner: " + std::string(path) + " (version " +
+          std::to_string(tuned_format::kVersion) + "): " + std::to_string(c.rows.size()) + " of " +
+          std::to_string(all.size()) + " rows for this communicator (" + std::to_string(nnodes) +
+          " nodes, " + std::to_string(nranks) + " ranks)" +
+          (c.rows.empty() && !all.empty() ? "; it was measured on others: changing nothing" : ""));
+}
+
+ncclTunerResult_t init_common(std::size_t nranks, std::size_t nnodes, ncclTunerLogger_t log,
+                              void** context) noexcept {
+  if (context == nullptr) return ncclTunerSuccess;
+  *context = nullptr;  // getCollInfo passes everything through without a context
+  try {
+    auto c = std::make_unique<Context>();
+    c->log = log;
+    load(*c, nranks, nnodes);
+    *context = c.release();
+  } catch (...) {
+    // Out of memory at worst: no context, NCCL's own choices.
+  }
+  return ncclTunerSuccess;
+}
+
+ncclTunerResult_t get_coll_info(void* context, ncclTunerFunc_t collective, std::size_t bytes,
+                                int /*num_pipe_ops*/, float** table, int num_algo, int num_proto,
+                                int /*reg_buff*/, int* n_channels) noexcept {
+  auto* c = static_cast<Context*>(context);
+  if (c == nullptr || c->stand_aside || c->rows.empty()) return ncclTunerSuccess;
+  const TunedDecision d =
+      apply_rows(c->rows.data(), c->rows.size(), collective, bytes, reinterpret_cast<float*>(table),
+                 num_algo, num_proto, n_channels);
+  if (d.row >= 0 && !c->logged[d.row].exchange(true, std::memory_order_relaxed)) {
+    say(*c, kNcclLogInfo, kNcclLogTuning, d.applied ? c->applied[d.row] : c->unavailable[d.row]);
+  }
+  return ncclTunerSuccess;
+}
+
+ncclTunerResult_t get_coll_info_v3(void* context, ncclTunerFunc_t collective, std::size_t bytes,
+                                   int num_pipe_ops, float** table, int num_algo, int num_proto,
+                                   int* n_channels) noexcept {
+  return get_coll_info(context, collective, bytes, num_pipe_ops, table, num_algo, num_proto, 0,
+                       n_channels);
+}
+
+ncclTunerResult_t init_v5(void** context, std::uint64_t /*comm_id*/, std::size_t nranks,
+                          std::size_t nnodes, ncclTunerLogger_t log, ncclNvlDomainInfo_v5_t*,
+                          ncclTunerConstants_v5_t*) noexcept {
+  return init_common(nranks, nnodes, log, context);
+}
+
+ncclTunerResult_t init_v4(std::size_t nranks, std::size_t nnodes, ncclTunerLogger_t log,
+                          void** context) noexcept {
+  return init_common(nranks, nnodes, log, context);
+}
+
+ncclTunerResult_t finalize(void* context) noexcept {
+  delete static_cast<Context*>(context);
+  return ncclTunerSuccess;
+}
+
+}  // namespace
+}  // namespace colltune
+
+// NCCL 2.28 looks these up newest first (src/plugin/tuner.cc); v3 and v4 serve 2.19-2.27.
+extern "C" {
+__attribute__((visibility("default"))) ncclTuner_v5_t ncclTunerPlugin_v5 = {
+    colltune::kPluginName, colltune::init_v5, colltune::get_coll_info, colltune::finalize};
+__attribute__((visibility("default"))) ncclTuner_v4_t ncclTunerPlugin_v4 = {
+    colltune::kPluginName, colltune::init_v4, colltune::get_coll_info, colltune::finalize};
+__attribute__((visibility("default"))) ncclTuner_v3_t ncclTunerPlugin_v3 = {
+    colltune::kPluginName, colltune::init_v4, colltune::get_coll_info_v3, colltune::finalize};
+}

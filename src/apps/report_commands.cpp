@@ -315,7 +315,8 @@ int tune_command(const std::vector<std::string>& args) {
   use_colltune_help(app, "Exit codes: 0 printed; 2 bad input.");
   app.add_option("results", input, kResultsHelp)->required();
   app.add_option("--emit", emit,
-                 "what to print: nccl-tuner (NCCL tuner-plugin CSV), ompi-rules (coll/tuned "
+                 "what to print: nccl-plugin (colltune's NCCL tuner plugin's file), nccl-tuner "
+                 "(NCCL's example tuner-plugin CSV), ompi-rules (coll/tuned "
                  "rules file), env (one setting's environment), openmetrics (required)")
       ->required()
       ->option_text("FORMAT");
@@ -346,14 +347,17 @@ int tune_command(const std::vector<std::string>& args) {
   }
   o.min_bytes = *lo;
   o.max_bytes = *hi;
-  const std::vector<std::string> allowed{"nccl-tuner", "ompi-rules", "env", "openmetrics"};
+  const std::vector<std::string> allowed{"nccl-plugin", "nccl-tuner", "ompi-rules", "env",
+                                         "openmetrics"};
   if (std::find(allowed.begin(), allowed.end(), emit) == allowed.end()) {
     throw ConfigError(fmt::format(
-        "--emit: '{}' is not allowed; allowed: nccl-tuner ompi-rules env openmetrics", emit));
+        "--emit: '{}' is not allowed; allowed: nccl-plugin nccl-tuner ompi-rules env openmetrics",
+        emit));
   }
   const Dataset d = load_dataset(input, LoadOptions{skip_bad});
   print_left_out(d);
   std::string text;
+  if (emit == "nccl-plugin") text = emit_nccl_plugin(d);
   if (emit == "nccl-tuner") text = emit_nccl_tuner(d);
   if (emit == "ompi-rules") text = emit_ompi_rules(d);
   if (emit == "env") text = emit_env(d, o);

@@ -14,15 +14,19 @@
 #include "knobs/knob_scope.hpp"
 #include "knobs/knobs.hpp"
 #include "report/analysis.hpp"
+#include "report/tune_parts.hpp"
 #include "store/json_text.hpp"
 
 namespace colltune {
+namespace tune_parts {
 namespace {
 
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
   return s;
 }
+
+}  // namespace
 
 std::optional<std::string> setting(const Dataset& d, const std::string& point,
                                    const std::string& key) {
@@ -36,12 +40,6 @@ int hosts_of(const Dataset& d, const std::string& point) {
   if (it == d.contexts.end() || !it->second.contains("hosts")) return -1;
   return static_cast<int>(it->second["hosts"].size());
 }
-
-// Adjacent sizes with the same choice become one range; ranges cover measured sizes only.
-struct Range {
-  std::uint64_t min_bytes, max_bytes;
-  std::string choice;
-};
 
 std::vector<Range> ranges(const std::vector<std::pair<std::uint64_t, std::string>>& choices) {
   std::vector<Range> out;
@@ -93,6 +91,12 @@ std::string tuner_channels(const Dataset& d, const std::string& point) {
   }
   return "-1";
 }
+
+}  // namespace tune_parts
+
+namespace {
+
+using namespace tune_parts;
 
 std::string shell_single_quote(const std::string& text) {
   std::string out = "'";

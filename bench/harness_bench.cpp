@@ -2,12 +2,14 @@
 
 #include <benchmark/benchmark.h>
 
+#include <array>
 #include <random>
 #include <vector>
 
 #include "core/stats.hpp"
 #include "core/validation.hpp"
 #include "store/record.hpp"
+#include "tuner_plugin/tuned_rules.hpp"
 
 namespace colltune {
 namespace {
@@ -91,3 +93,28 @@ BENCHMARK(BM_WriteJsonRecord)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace colltune
+
+// The tuner plugin's work on every collective launch in NCCL's process: find the row (here the
+// last of 32 for this communicator) and edit the float[7][3] cost table. Measured per call.
+static void BM_TunerApplyRow(benchmark::State& state) {
+  std::vector<colltune::TunedRow> rows;
+  for (int i = 0; i < 32; ++i) {
+    colltune::TunedRow r;
+    r.collective = 4;
+    r.min_bytes = static_cast<std::uint64_t>(i) * 1024;
+    r.max_bytes = r.min_bytes + 1023;
+    r.nnodes = 1;
+    r.nranks = 8;
+    r.algorithm = 1;
+    rows.push_back(r);
+  }
+  std::array<float, 21> table{};
+  int channels = 0;
+  for (auto _ : state) {
+    table.fill(1.0f);
+    benchmark::DoNotOptimize(colltune::apply_rows(rows.data(), rows.size(), 4, 31 * 1024 + 5,
+                                                  table.data(), 7, 3, &channels));
+    benchmark::ClobberMemory();
+  }
+}
+BENCHMARK(BM_TunerApplyRow)->Unit(benchmark::kNanosecond);

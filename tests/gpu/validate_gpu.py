@@ -162,6 +162,35 @@ else:
           f" ({len(chosen)} lines); each of Ring and Tree must be chosen by its communicator")
     print(f"--interleave NCCL_ALGO: NCCL chose {dict((a, chosen.count(a)) for a in set(chosen))} "
           "over the run (TUNING lines)")
+    # colltune's tuner plugin, loaded by NCCL: a row forcing Tree/LL at 1 MiB on this 2-rank
+    # communicator is NCCL's choice there (TUNING lines), and a file for 4 ranks changes nothing.
+    plugin = os.path.join(os.path.dirname(os.path.realpath(args.colltune)),
+                          "libnccl-tuner-colltune.so")
+    for nranks, wanted in ((2, "TREE"), (4, None)):
+        tuned = os.path.join(workdir, f"tuned-{nranks}.json")
+        with open(tuned, "w") as f:
+            json.dump({"format": "colltune-nccl-tuned", "version": 1, "rows": [
+                {"collective": "allreduce", "min_bytes": 1 << 20, "max_bytes": 1 << 20,
+                 "nnodes": 1, "nranks": nranks, "algorithm": "tree", "protocol": "ll",
+                 "channels": "any"}]}, f)
+        proc = subprocess.run([args.colltune, "run", "--backend", "nccl", "--coll", "allreduce",
+                               "-b", "1M", "-e", "1M", "-n", "5", "--repetitions", "2", "-g", "2"],
+                              env=dict(env, NCCL_DEBUG="INFO", NCCL_DEBUG_SUBSYS="INIT,TUNING",
+                                       NCCL_TUNER_PLUGIN=plugin, COLLTUNE_TUNER_FILE=tuned),
+                              capture_output=True, text=True, timeout=300)
+        log = proc.stdout + proc.stderr
+        check(proc.returncode == 0 and "colltune tuner:" in log,
+              f"tuner plugin ({nranks}-rank file): exit {proc.returncode}, loaded: "
+              f"{'colltune tuner:' in log}: {log[-800:]}")
+        pairs = re.findall(r"Bytes -> Algo (\w+) proto (\w+)|Best tuning, algorithm, (\w+), "
+                           r"protocol, (\w+)", log)
+        chosen = {numeric.get(a or c, (a or c).upper()) for a, _, c, _ in pairs}
+        if wanted:
+            check(chosen == {wanted} and "row 1 applied" in log,
+                  f"tuner plugin: a Tree/LL row at 1 MiB, NCCL chose {sorted(chosen)}")
+        else:
+            check("changing nothing" in log, f"tuner plugin: a 4-rank file on 2 ranks: {log[-600:]}")
+        print(f"validate_gpu: tuner plugin with a {nranks}-rank file: NCCL chose {sorted(chosen)}")
     if os.path.exists(out):
         records = [json.loads(line) for line in open(out)]
         knobs = sorted(r["in_process_knobs"]["NCCL_ALGO"] for r in records)

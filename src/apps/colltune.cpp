@@ -11,6 +11,7 @@
 #include "apps/run_context.hpp"
 #include "apps/sweep_command.hpp"
 #include "apps/topo_command.hpp"
+#include "apps/verify_command.hpp"
 #include "backends/registry.hpp"
 #include "comm/mpi_world.hpp"
 #include "core/errors.hpp"
@@ -24,7 +25,8 @@ usage: colltune run [options]     measure collectives on the launched ranks (see
        colltune report RESULTS     report.md, report.html and results.csv
        colltune compare BASE CAND  CI gate: exit 1 slower, 3 could not compare (compare --help)
        colltune noise RESULTS...   launch-to-launch spread, for compare --noise-floor
-       colltune tune RESULTS --emit nccl-tuner|ompi-rules|env|openmetrics
+       colltune tune RESULTS --emit nccl-plugin|nccl-tuner|ompi-rules|env|openmetrics
+       colltune verify TUNED       the tuned file against the defaults: exit 1 slower somewhere
        colltune topo [--json] [--ceilings]  topology, InfiniBand ports, copy bandwidth
        colltune --version
 )";
@@ -56,6 +58,7 @@ int main(int argc, char** argv) {
     if (args[0] == "tune") return tune_command(rest);
     if (args[0] == "noise") return noise_command(rest);
     if (args[0] == "topo") return topo_command(rest);
+    if (args[0] == "verify") return verify_command(rest);
     throw ConfigError(
         "command: '" + args[0] +
         "' is not a colltune command; allowed: run sweep report compare tune noise topo");

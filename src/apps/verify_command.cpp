@@ -1,0 +1,187 @@
+#include "apps/verify_command.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "apps/help_format.hpp"
+#include "apps/sweep_command.hpp"
+#include "core/errors.hpp"
+#include "report/tuned_read.hpp"
+#include "report/verify.hpp"
+#include "store/results.hpp"
+#include "sweep/spec.hpp"
+
+namespace colltune {
+namespace fs = std::filesystem;
+namespace {
+
+struct VerifyArgs {
+  std::string tuned, spec_path, results_root = "results", colls;
+  int np = 0, rounds = 4;
+  bool help = false;
+};
+
+std::string self_dir() {
+  std::error_code ec;
+  const auto exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string(".") : exe.parent_path().string();
+}
+
+const char* launcher_name(LauncherKind k) {
+  return k == LauncherKind::kSrun ? "srun" : k == LauncherKind::kLocal ? "local" : "mpirun";
+}
+
+// The sweep that measures it: the defaults (the baseline) and the file applied, one point each,
+// in rounds (A B, A B), over the collectives and sizes the file covers.
+nlohmann::json verify_spec(const VerifyArgs& a, const TunedFile& f,
+                           const std::vector<std::string>& collectives) {
+  // Sizes 4x apart from 8 B and up, through the largest row's start, which is measured itself
+  // (it is where a rule changes), and two sizes past it.
+  std::uint64_t anchor = 8, hi = 1 << 20;
+  for (const VerifiedRow& r : f.rows) {
+    anchor = std::max(anchor, r.min_bytes);
+    if (r.max_bytes != UINT64_MAX) hi = std::max(hi, r.max_bytes);
+  }
+  anchor = std::min<std::uint64_t>(anchor, 16ULL << 20);
+  hi = std::min<std::uint64_t>(std::max(hi, anchor * 16), 64ULL << 20);
+  std::uint64_t lo = anchor;
+  while (lo / 4 >= 8) lo /= 4;
+  nlohmann::json spec{{"name", std::string("verify-") + name(f.kind)},
+                      {"repetitions", a.rounds},
+                      {"benchmark",
+                       {{"backends", {f.kind == TunedKind::kNcclPlugin ? "nccl" : "mpi"}},
+                        {"collectives", collectives},
+                        {"min_bytes", lo},
+                        {"max_bytes", hi},
+                        {"step_factor", 4},
+                        {"in_place", "never"}}}};
+  if (!a.spec_path.empty()) {
+    std::ifstream in(a.spec_path);
+    std::ostringstream text;
+    text << in.rdbuf();
+    const SweepSpec user = parse_spec(text.str(), a.spec_path);
+    spec["launcher"] = launcher_name(user.launcher);
+    spec["launcher_args"] = user.launcher_args;
+    if (!user.hosts.empty()) spec["hosts"] = user.hosts;
+    if (!user.hostfile.empty()) spec["hostfile"] = user.hostfile;
+    spec["point_timeout_seconds"] = user.point_timeout_seconds;
+  } else {
+    spec["launcher_args"] = {"--oversubscribe"};
+  }
+  nlohmann::json axes{{"np", {a.np}}}, unset = nlohmann::json::object(),
+                                       applied = nlohmann::json::object();
+  for (const auto& [key, value] : f.env) {
+    axes[key] = {nullptr, value};
+    unset[key] = nullptr;
+    applied[key] = value;
+  }
+  spec["axes"] = axes;
+  spec["include"] = {unset, applied};
+  spec["baseline"] = nlohmann::json::object();
+  return spec;
+}
+
+}  // namespace
+
+int verify_command(const std::vector<std::string>& args) {
+  VerifyArgs a;
+  CLI::App app("colltune verify: a tuned file applied against the defaults, in fresh launches",
+               "colltune verify");
+  use_colltune_help(app,
+                    "Exit codes: 0 nowhere significantly slower; 1 slower somewhere (the rows "
+                    "not to deploy are named); 3 could not tell; 2 bad input.");
+  app.add_option("tuned", a.tuned, "a file from tune --emit ompi-rules, nccl-plugin or env")
+      ->required();
+  app.add_option("--np", a.np, "ranks of each launch (default: the file's rank count)");
+  app.add_option("--spec", a.spec_path,
+                 "a sweep spec whose launch keys to use (launcher, launcher_args, hosts)");
+  app.add_option("--rounds", a.rounds, "launches of each side, interleaved (default 4)")
+      ->check(CLI::Range(2, 100));
+  app.add_option("--coll", a.colls, "env files: the collectives to measure (default allreduce)");
+  app.add_option("--results", a.results_root, "where the measuring sweep's store goes");
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  try {
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    std::fputs(app.help().c_str(), stdout);
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    throw ConfigError(fmt::format("{}; see colltune verify --help", e.what()));
+  }
+  TunedFile f = read_tuned_file(a.tuned, self_dir() + "/libnccl-tuner-colltune.so");
+  std::set<int> ranks;
+  std::set<std::string> covered;
+  for (const VerifiedRow& r : f.rows) {
+    if (r.nranks > 0) ranks.insert(r.nranks);
+    covered.insert(r.collective);
+  }
+  if (a.np == 0) a.np = ranks.empty() ? 2 : *ranks.begin();
+  if (a.np < 1) throw ConfigError(fmt::format("--np: {}; allowed: 1 or more", a.np));
+  const bool applies = ranks.empty() || std::any_of(ranks.begin(), ranks.end(), [&](int n) {
+                         return f.kind == TunedKind::kOmpiRules ? n <= a.np : n == a.np;
+                       });
+  if (!applies) {
+    throw ConfigError(fmt::format(
+        "--np: {}: {} was written for {} ranks ({}); allowed: --np {}{}", a.np, a.tuned,
+        fmt::join(ranks, ", "), name(f.kind), *ranks.begin(),
+        f.kind == TunedKind::kOmpiRules ? " or more (Open MPI applies a rule upwards)" : ""));
+  }
+  std::vector<std::string> collectives(covered.begin(), covered.end());
+  if (f.kind == TunedKind::kEnv) {
+    collectives = {"allreduce"};
+    if (!a.colls.empty()) {
+      collectives.clear();
+      for (std::size_t at = 0; at <= a.colls.size();) {
+        const std::size_t comma = std::min(a.colls.find(',', at), a.colls.size());
+        collectives.push_back(a.colls.substr(at, comma - at));
+        at = comma + 1;
+      }
+    }
+    // An env file applies everywhere: one row per collective asked.
+    for (const std::string& c : collectives) f.rows.push_back({c, 0, 0, UINT64_MAX, f.path});
+  } else if (!a.colls.empty()) {
+    throw ConfigError("--coll: only for env files; the file names its collectives");
+  }
+  // The spec goes into the store as spec.yaml (JSON is YAML); written first to a temporary
+  // file that the sweep reads once.
+  char spec_path[] = "/tmp/colltune-verify-XXXXXX.yaml";
+  const int fd = ::mkstemps(spec_path, 5);
+  if (fd < 0) throw ConfigError("verify: cannot create a temporary spec file in /tmp");
+  ::close(fd);
+  std::ofstream(spec_path) << verify_spec(a, f, collectives).dump(2) << "\n";
+  std::set<std::string> before;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(a.results_root, ec)) before.insert(e.path().string());
+  std::fprintf(stderr, "colltune verify: %s (%s) against the defaults, %d ranks, %d rounds\n",
+               a.tuned.c_str(), name(f.kind), a.np, a.rounds);
+  struct RemoveSpec {
+    const char* path;
+    ~RemoveSpec() { std::remove(path); }  // on every way out: the sweep may refuse it
+  } remove_spec{spec_path};
+  const int swept = sweep_command({spec_path, "--results", a.results_root});
+  std::string store;
+  for (const auto& e : fs::directory_iterator(a.results_root, ec)) {
+    if (!before.count(e.path().string()) &&
+        e.path().filename().string().starts_with(std::string("verify-") + name(f.kind)))
+      store = e.path().string();
+  }
+  if (store.empty()) {
+    std::fprintf(stderr, "colltune verify: the measuring sweep left no store (exit %d)\n", swept);
+    return swept == 0 ? kVerifyCannotTell : swept;
+  }
+  const VerifyOutcome outcome = verify_dataset(load_dataset(store), f, a.np);
+  std::fputs(outcome.text.c_str(), stdout);
+  std::fprintf(stderr, "colltune verify: store %s\n", store.c_str());
+  if (swept != 0 && outcome.exit_code == kVerifyNotSlower) return kVerifyCannotTell;
+  return outcome.exit_code;
+}
+
+}  // namespace colltune

@@ -1,0 +1,132 @@
+#include "report/verify.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+#include "core/decision.hpp"
+#include "report/analysis.hpp"
+
+namespace colltune {
+namespace {
+
+struct SizeResult {
+  std::string collective;
+  std::uint64_t bytes = 0;
+  LaunchTest test;
+  double p_slower = 1, p_faster = 1;  // adjusted
+};
+
+// As the gate decides (compare): slower only when significant and beyond the smallest slowdown
+// worth failing for, so that drift a few percent wide is not a verdict.
+std::string verdict_of(const SizeResult& s) {
+  if (s.test.method.empty()) return "could not tell (" + s.test.why_not + ")";
+  if (s.p_slower < kSignificanceLevel && s.test.ratio > 1 + kVerifyMaxSlowdown) return "slower";
+  if (s.p_faster < kSignificanceLevel) return "faster";
+  return "same";
+}
+
+// The rows of `f` that apply to a communicator of `nranks`: for a rules file, Open MPI applies
+// the largest listed comm size at or below it; plugin rows, their own rank count; env, all.
+std::vector<const VerifiedRow*> applicable(const TunedFile& f, int nranks) {
+  std::vector<const VerifiedRow*> out;
+  for (const VerifiedRow& row : f.rows) {
+    if (row.nranks == 0 || (f.kind != TunedKind::kOmpiRules && row.nranks == nranks)) {
+      out.push_back(&row);
+      continue;
+    }
+    if (f.kind != TunedKind::kOmpiRules || row.nranks > nranks) continue;
+    const bool larger_listed = std::any_of(f.rows.begin(), f.rows.end(), [&](const auto& r) {
+      return r.collective == row.collective && r.nranks > row.nranks && r.nranks <= nranks;
+    });
+    if (!larger_listed) out.push_back(&row);
+  }
+  return out;
+}
+
+}  // namespace
+
+VerifyOutcome verify_dataset(const Dataset& d, const TunedFile& f, int nranks) {
+  VerifyOutcome out;
+  std::vector<SizeResult> sizes;
+  for (const Panel& panel : build_panels(d)) {
+    if (panel.key.nranks != nranks || panel.key.in_place) continue;
+    std::string base, tuned;
+    for (const std::string& id : panel.point_ids) {
+      const PointInfo* p = find_point(d, id);
+      (p != nullptr && p->baseline ? base : tuned) = id;
+    }
+    if (base.empty() || tuned.empty()) continue;
+    for (std::uint64_t bytes : panel.sizes) {
+      const auto b = panel.cells.at(base).find(bytes);
+      const auto t = panel.cells.at(tuned).find(bytes);
+      if (b == panel.cells.at(base).end() || t == panel.cells.at(tuned).end()) continue;
+      sizes.push_back(
+          {panel.key.collective, bytes, test_launches(b->second.launches, t->second.launches)});
+    }
+  }
+  std::vector<double> slower, faster;
+  for (const SizeResult& s : sizes) {
+    slower.push_back(s.test.method.empty() ? 1.0 : s.test.p_slower);
+    faster.push_back(s.test.method.empty() ? 1.0 : s.test.p_faster);
+  }
+  slower = benjamini_hochberg(slower);
+  faster = benjamini_hochberg(faster);
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    sizes[i].p_slower = slower[i];
+    sizes[i].p_faster = faster[i];
+  }
+  int told = 0, slow_rows = 0;
+  std::vector<std::string> not_to_deploy;
+  for (const VerifiedRow* row : applicable(f, nranks)) {
+    std::vector<const SizeResult*> in;
+    for (const SizeResult& s : sizes) {
+      if (s.collective == row->collective && s.bytes >= row->min_bytes && s.bytes <= row->max_bytes)
+        in.push_back(&s);
+    }
+    int slow = 0, fast = 0, decided = 0;
+    std::string lines;
+    for (const SizeResult* s : in) {
+      const std::string v = verdict_of(*s);
+      slow += v == "slower";
+      fast += v == "faster";
+      decided += !s->test.method.empty();
+      lines += s->test.method.empty()
+                   ? fmt::format("    {} B: {}\n", s->bytes, v)
+                   : fmt::format(
+                         "    {} B: tuned/default time {:.3f} [{:.3f}, {:.3f}], {} "
+                         "launches each side: {}\n",
+                         s->bytes, s->test.ratio, s->test.ratio_low, s->test.ratio_high,
+                         std::min(s->test.base_launches, s->test.cand_launches), v);
+    }
+    const std::string verdict = in.empty()     ? "could not tell (no size of it was measured)"
+                                : slow > 0     ? "SLOWER: do not deploy this row"
+                                : decided == 0 ? "could not tell"
+                                : fast > 0     ? "faster"
+                                               : "no measurable gain";
+    told += decided > 0 && !in.empty();
+    if (slow > 0) {
+      ++slow_rows;
+      not_to_deploy.push_back(row->what);
+    }
+    out.text += fmt::format("{} {} B{} ({}): {}\n{}", row->collective, row->min_bytes,
+                            row->max_bytes == UINT64_MAX ? std::string(" and up")
+                                                         : fmt::format("-{} B", row->max_bytes),
+                            row->what, verdict, lines);
+  }
+  if (slow_rows > 0) {
+    out.exit_code = kVerifySlower;
+    out.text += fmt::format("verify: slower at {} row(s); do not deploy: {}\n", slow_rows,
+                            fmt::format("{}", fmt::join(not_to_deploy, "; ")));
+  } else if (told == 0) {
+    out.exit_code = kVerifyCannotTell;
+    out.text += "verify: could not tell (too few launches decided; more --rounds may)\n";
+  } else {
+    out.exit_code = kVerifyNotSlower;
+    out.text += "verify: nowhere significantly slower\n";
+  }
+  return out;
+}
+
+}  // namespace colltune

@@ -1,0 +1,30 @@
+#pragma once
+// colltune verify's verdicts: the tuned point against the defaults in one store, per row of the
+// tuned file, from the launch-level test the gate uses (docs/statistics.md).
+
+#include <string>
+#include <vector>
+
+#include "report/tuned_read.hpp"
+#include "store/results.hpp"
+
+namespace colltune {
+
+inline constexpr double kVerifyMaxSlowdown = 0.05;  // compare's --max-slowdown default
+inline constexpr int kVerifyNotSlower = 0, kVerifySlower = 1, kVerifyBadInput = 2,
+                     kVerifyCannotTell = 3;
+
+struct VerifyOutcome {
+  int exit_code = kVerifyCannotTell;
+  std::string text;  // per row and size: tuned/default time with its interval, the verdict
+};
+
+// `d` holds one baseline point (the defaults) and one other (the file applied), measured over
+// `nranks` ranks. Rows of `f` that apply to `nranks` get a verdict: slower where any of their
+// sizes is significantly slower by more than 5% (Benjamini-Hochberg over every size, level
+// 0.05: the gate's defaults), faster where
+// some are faster and none slower, "no measurable gain" where none differs, "could not tell"
+// where no size could be decided. Exit 1 when a row is slower, 3 when no row could be told.
+VerifyOutcome verify_dataset(const Dataset& d, const TunedFile& f, int nranks);
+
+}  // namespace colltune

@@ -1,0 +1,86 @@
+"""colltune verify on this machine, in real launches. The oracle for "slower" is measured, not
+assumed: Open MPI 4.1's allreduce algorithm 3 (recursive doubling) took 1.4-1.6x the default's
+time at 1-4 MiB on 4 ranks here (colltune run --interleave of every algorithm, 2026-12-03), so a
+rules file forcing it from 1 MiB must be exit 1 naming that rule; the same file's rule below
+1 MiB (algorithm 0, Open MPI's own choice) and a file that only restates the defaults must not be
+slower (exit 0); a sweep's own rules file, tuned and then verified in fresh launches, exit 0. Bad
+input is exit 2 naming what is wrong."""
+import os
+import subprocess
+import tempfile
+
+import sweep_harness as h
+from sweep_harness import check
+
+args = h.parse_args()
+root = tempfile.mkdtemp(prefix="colltune-verify-")
+results = os.path.join(root, "results")
+
+
+def colltune(*argv, limit_seconds=400):
+    proc = subprocess.run([args.colltune, *argv], env=h.mpi_env(), capture_output=True, text=True,
+                          timeout=limit_seconds)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def write(name, text):
+    path = os.path.join(root, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+# Restating the defaults: rule 0 everywhere on 2 ranks.
+defaults = write("defaults.rules", "1 # collectives\n2 # allreduce\n1\n2 # comm size\n1\n0 0 0 0\n")
+code, out, err = colltune("verify", defaults, "--rounds", "3", "--results", results)
+check(code == 0 and "verify: nowhere significantly slower" in out,
+      f"a file restating the defaults: exit {code}: {out[-1200:]} {err[-600:]}")
+
+# Algorithm 3 from 1 MiB on 4 ranks: slower there, named; below it Open MPI's own choice.
+slow = write("slow.rules", "1\n2\n1\n4\n2\n0 0 0 0\n1048576 3 0 0\n")
+code, out, err = colltune("verify", slow, "--rounds", "3", "--results", results)
+check(code == 1 and "do not deploy: " + slow + ":7: algorithm 3 from 1048576 B on 4 ranks" in out,
+      f"a rules file forcing algorithm 3 from 1 MiB: exit {code}: {out[-1500:]} {err[-600:]}")
+below = [line for line in out.splitlines() if line.startswith("allreduce 0 B-1048575 B")]
+check(below and "SLOWER" not in below[0], f"the rule below 1 MiB was called slower: {below}")
+
+# A sweep's own rules file, verified in fresh launches.
+spec = write("sweep.yaml", """name: verify-source
+launcher_args: [--oversubscribe]
+repetitions: 3
+env:
+  OMPI_MCA_coll_tuned_use_dynamic_rules: 1
+benchmark:
+  collectives: [allreduce]
+  min_bytes: 256K
+  max_bytes: 4M
+  step_factor: 4
+  in_place: never
+  check: 0
+axes:
+  np: [4]
+  OMPI_MCA_coll_tuned_allreduce_algorithm: [3, 4]
+""")
+code, _, err = colltune("sweep", spec, "--results", results)
+check(code == 0, f"the source sweep: exit {code}: {err[-800:]}")
+stores = [d for d in os.listdir(results) if d.startswith("verify-source")]
+if stores:
+    code, rules, err = colltune("tune", os.path.join(results, stores[0]), "--emit", "ompi-rules")
+    check(code == 0, f"tune --emit ompi-rules: exit {code}: {err[-600:]}")
+    tuned = write("tuned.rules", rules)
+    code, out, err = colltune("verify", tuned, "--rounds", "3", "--results", results)
+    check(code == 0, f"the sweep's own rules file in fresh launches: exit {code}: {out[-1500:]}")
+
+# Bad input: exit 2 with the reason, before any launch.
+for text, fragment, extra in (
+        ('{"format": "nccl-tuner", "version": 1}', "not a colltune tuned file", []),
+        ("1\n99\n1\n4\n1\n0 0 0 0\n", "collective id 99 is not one colltune measures", []),
+        ("1\n2\n1\n4\n2\n0 0 0 0\n", "ends before its message size", []),
+        ("1\n2\n1\n4\n1\n0 0 0 0\n", "was written for 4 ranks", ["--np", "2"]),
+        ("NCCL_ALGO='Ring\n", "an unclosed quote", []),
+        ("", "empty", [])):
+    path = write("bad", text)
+    code, out, err = colltune("verify", path, "--results", results, *extra)
+    check(code == 2 and fragment in err, f"{text!r}: exit {code}, expected 2 with {fragment!r}: "
+                                         f"{err[-400:]}")
+h.finish("verify")

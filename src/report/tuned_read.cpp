@@ -11,6 +11,7 @@
 #include "core/errors.hpp"
 #include "core/nccl_tuned_format.hpp"
 #include "knobs/knob_scope.hpp"
+#include "tuner_plugin/tuned_rules.hpp"
 
 namespace colltune {
 namespace {
@@ -189,6 +190,11 @@ TunedFile read_tuned_file(const std::string& path, const std::string& plugin_pat
           fmt::format("{}: JSON but not a colltune tuned file of version {}; "
                       "allowed: tune --emit nccl-plugin's output",
                       path, tuned_format::kVersion));
+    }
+    try {
+      parse_tuned_file(text);  // what the plugin would refuse (names, overlaps) is bad input
+    } catch (const std::exception& e) {
+      throw ConfigError(fmt::format("{}: {}", path, e.what()));
     }
     TunedFile f;
     f.kind = TunedKind::kNcclPlugin;

@@ -71,6 +71,12 @@ if stores:
     code, out, err = colltune("verify", tuned, "--rounds", "3", "--results", results)
     check(code == 0, f"the sweep's own rules file in fresh launches: exit {code}: {out[-1500:]}")
 
+# An env file restating a default (dynamic rules off, as Open MPI starts): not slower.
+env_file = write("defaults.env", "# from tune --emit env\nOMPI_MCA_coll_tuned_use_dynamic_rules='0'\n")
+code, out, err = colltune("verify", env_file, "--np", "2", "--rounds", "3", "--results", results)
+check(code == 0 and "\nallreduce 0 B and up (" in "\n" + out,
+      f"an env file restating a default: exit {code}: {out[-800:]} {err[-400:]}")
+
 # Bad input: exit 2 with the reason, before any launch.
 for text, fragment, extra in (
         ('{"format": "nccl-tuner", "version": 1}', "not a colltune tuned file", []),
@@ -78,7 +84,9 @@ for text, fragment, extra in (
         ("1\n2\n1\n4\n2\n0 0 0 0\n", "ends before its message size", []),
         ("1\n2\n1\n4\n1\n0 0 0 0\n", "was written for 4 ranks", ["--np", "2"]),
         ("NCCL_ALGO='Ring\n", "an unclosed quote", []),
-        ("", "empty", [])):
+        ("", "empty", []),
+        ('{"format": "colltune-nccl-tuned", "version": 1, "rows": [{"collective": "alltoall"}]}',
+         "row 1: collective: 'alltoall'", [])):
     path = write("bad", text)
     code, out, err = colltune("verify", path, "--results", results, *extra)
     check(code == 2 and fragment in err, f"{text!r}: exit {code}, expected 2 with {fragment!r}: "

@@ -142,6 +142,20 @@ MUTANTS = [
      "nccl: NCCL_COMM_BLOCKING recorded as the flag's value"),
     ("src/core/env_switch.cpp", "policy != nullptr && *policy != '\\0') {", "false) {",
      "NcclEnvSwitch", "nccl: --interleave under NCCL_CTA_POLICY"),
+    # colltune's NCCL tuner plugin and verify (issue 28).
+    ("src/tuner_plugin/tuned_rules.cpp", "  if (!runnable) return d;", "  if (false) return d;",
+     "TunerPlugin", "tuner: a -1 cell chosen"),
+    ("src/tuner_plugin/tuned_rules.cpp", "if (!allowed(a, p)) table[a * num_proto + p] = -1.0f;",
+     "if (allowed(a, p)) table[a * num_proto + p] = -1.0f;", "TunerPlugin",
+     "tuner: the row's own cells ruled out"),
+    ("src/tuner_plugin/tuned_rules.cpp", "b.min_bytes <= a.max_bytes) {",
+     "b.min_bytes < a.min_bytes) {", "TunerPlugin", "tuner: overlapping rows accepted"),
+    ("src/tuner_plugin/plugin.cpp", 'if (set("NCCL_ALGO") || set("NCCL_PROTO")) {',
+     'if (set("NCCL_ALGO")) {', "TunerPlugin", "tuner: fights the user's NCCL_PROTO"),
+    ("src/tuner_plugin/plugin.cpp", "row.nnodes == nnodes && row.nranks == nranks",
+     "row.nnodes == nnodes", "TunerPlugin", "tuner: rows for other rank counts applied"),
+    ("src/report/verify.cpp", "  if (slow_rows > 0) {", "  if (false) {", "sweep\\.verify",
+     "verify: a slower file passes"),
 ]
 
 

@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <sstream>
+
+#include "core/errors.hpp"
 
 namespace colltune {
 namespace {
@@ -89,6 +92,20 @@ class ColltuneFormatter : public CLI::Formatter {
 void use_colltune_help(CLI::App& app, std::string exit_codes) {
   app.formatter(std::make_shared<ColltuneFormatter>(std::move(exit_codes)));
   app.set_help_flag("-h,--help", "print this help and exit");
+}
+
+bool parse_or_help(CLI::App& app, const std::vector<std::string>& args,
+                   const std::string& command) {
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  try {
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    std::fputs(app.help().c_str(), stdout);
+    return true;
+  } catch (const CLI::ParseError& e) {
+    throw ConfigError(fmt::format("{}; see colltune {} --help", e.what(), command));
+  }
+  return false;
 }
 
 }  // namespace colltune

@@ -36,21 +36,6 @@ constexpr const char* kSkipBadHelp =
     "leave out records that fail their range checks, with a warning each (default: such a "
     "record is bad input)";
 
-// Parses `args` with `app`; --help prints and returns true.
-bool parse_or_help(CLI::App& app, const std::vector<std::string>& args,
-                   const std::string& command) {
-  std::vector<std::string> reversed(args.rbegin(), args.rend());
-  try {
-    app.parse(reversed);
-  } catch (const CLI::CallForHelp&) {
-    std::fputs(app.help().c_str(), stdout);
-    return true;
-  } catch (const CLI::ParseError& e) {
-    throw ConfigError(fmt::format("{}; see colltune {} --help", e.what(), command));
-  }
-  return false;
-}
-
 double parse_fraction(const std::string& text, const std::string& flag) {
   std::string number = text;
   double scale = 1;

@@ -40,15 +40,7 @@ int topo_command(const std::vector<std::string>& args) {
   app.add_flag("--ceilings", ceilings,
                "also measure memory copy bandwidth per NUMA node and GPU (default: off; takes "
                "seconds)");
-  std::vector<std::string> reversed(args.rbegin(), args.rend());
-  try {
-    app.parse(reversed);
-  } catch (const CLI::CallForHelp&) {
-    std::fputs(app.help().c_str(), stdout);
-    return 0;
-  } catch (const CLI::ParseError& e) {
-    throw ConfigError(fmt::format("{}; see colltune topo --help", e.what()));
-  }
+  if (parse_or_help(app, args, "topo")) return 0;
   Topology topo;
   TopoReport report;
   report.host = hostname();

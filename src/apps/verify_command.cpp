@@ -107,15 +107,7 @@ int verify_command(const std::vector<std::string>& args) {
       ->check(CLI::Range(2, 100));
   app.add_option("--coll", a.colls, "env files: the collectives to measure (default allreduce)");
   app.add_option("--results", a.results_root, "where the measuring sweep's store goes");
-  std::vector<std::string> reversed(args.rbegin(), args.rend());
-  try {
-    app.parse(reversed);
-  } catch (const CLI::CallForHelp&) {
-    std::fputs(app.help().c_str(), stdout);
-    return 0;
-  } catch (const CLI::ParseError& e) {
-    throw ConfigError(fmt::format("{}; see colltune verify --help", e.what()));
-  }
+  if (parse_or_help(app, args, "verify")) return 0;
   TunedFile f = read_tuned_file(a.tuned, self_dir() + "/libnccl-tuner-colltune.so");
   std::set<int> ranks;
   std::set<std::string> covered;

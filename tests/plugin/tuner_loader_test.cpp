@@ -189,8 +189,9 @@ TEST_F(TunerPlugin, OutsideEveryRowAndOnOtherCommunicatorsNothingChanges) {
   EXPECT_EQ(call(8, 1, kAllreduce, 65537, &channels), nccl_table());  // above it
   EXPECT_EQ(call(8, 1, kAllgather, 4096, &channels), nccl_table());   // another collective
   EXPECT_EQ(call(16, 2, kAllreduce, 4096, &channels), nccl_table());  // measured on 8 ranks
+  EXPECT_EQ(call(4, 1, kAllreduce, 4096, &channels), nccl_table());   // one node, 4 ranks
   EXPECT_EQ(channels, 3);
-  EXPECT_EQ(count_lines("it was measured on others: changing nothing"), 1);
+  EXPECT_EQ(count_lines("it was measured on others: changing nothing"), 2);
 }
 
 TEST_F(TunerPlugin, ACellNcclCannotRunIsNeverChosenAndSaidOnce) {

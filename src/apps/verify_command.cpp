@@ -1,6 +1,7 @@
 #include "apps/verify_command.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -56,6 +57,9 @@ nlohmann::json verify_spec(const VerifyArgs& a, const TunedFile& f,
   while (lo / 4 >= 8) lo /= 4;
   nlohmann::json spec{{"name", std::string("verify-") + name(f.kind)},
                       {"repetitions", a.rounds},
+                      // A tuned side clearly slower at every size stops early (never the
+                      // defaults): the sweep's racing, from the third round.
+                      {"race", a.rounds >= 3},
                       {"benchmark",
                        {{"backends", {f.kind == TunedKind::kNcclPlugin ? "nccl" : "mpi"}},
                         {"collectives", collectives},
@@ -105,7 +109,9 @@ int verify_command(const std::vector<std::string>& args) {
                  "a sweep spec whose launch keys to use (launcher, launcher_args, hosts)");
   app.add_option("--rounds", a.rounds, "launches of each side, interleaved (default 4)")
       ->check(CLI::Range(2, 100));
-  app.add_option("--coll", a.colls, "env files: the collectives to measure (default allreduce)");
+  app.add_option("--coll", a.colls,
+                 "the collectives to measure: env files any (default allreduce), others those "
+                 "the file covers (default all of them)");
   app.add_option("--results", a.results_root, "where the measuring sweep's store goes");
   if (parse_or_help(app, args, "verify")) return 0;
   TunedFile f = read_tuned_file(a.tuned, self_dir() + "/libnccl-tuner-colltune.so");
@@ -127,20 +133,27 @@ int verify_command(const std::vector<std::string>& args) {
         f.kind == TunedKind::kOmpiRules ? " or more (Open MPI applies a rule upwards)" : ""));
   }
   std::vector<std::string> collectives(covered.begin(), covered.end());
+  std::vector<std::string> asked;
+  for (std::size_t at = 0; !a.colls.empty() && at <= a.colls.size();) {
+    const std::size_t comma = std::min(a.colls.find(',', at), a.colls.size());
+    asked.push_back(a.colls.substr(at, comma - at));
+    at = comma + 1;
+  }
   if (f.kind == TunedKind::kEnv) {
-    collectives = {"allreduce"};
-    if (!a.colls.empty()) {
-      collectives.clear();
-      for (std::size_t at = 0; at <= a.colls.size();) {
-        const std::size_t comma = std::min(a.colls.find(',', at), a.colls.size());
-        collectives.push_back(a.colls.substr(at, comma - at));
-        at = comma + 1;
-      }
-    }
+    collectives = asked.empty() ? std::vector<std::string>{"allreduce"} : asked;
     // An env file applies everywhere: one row per collective asked.
     for (const std::string& c : collectives) f.rows.push_back({c, 0, 0, UINT64_MAX, f.path});
-  } else if (!a.colls.empty()) {
-    throw ConfigError("--coll: only for env files; the file names its collectives");
+  } else if (!asked.empty()) {
+    for (const std::string& c : asked) {
+      if (!covered.count(c)) {
+        throw ConfigError(fmt::format("--coll: {} has no row for {}; allowed: {} (what it covers)",
+                                      a.tuned, c, fmt::join(covered, " ")));
+      }
+    }
+    collectives = asked;
+    std::erase_if(f.rows, [&](const VerifiedRow& r) {
+      return std::find(asked.begin(), asked.end(), r.collective) == asked.end();
+    });
   }
   // The spec goes into the store as spec.yaml (JSON is YAML); written first to a temporary
   // file that the sweep reads once.

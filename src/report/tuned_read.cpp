@@ -60,8 +60,9 @@ TunedFile read_rules(const std::string& path, const std::string& text) {
   for (long long c = 0; c < collectives; ++c) {
     const auto [id, id_line] = next("collective id");
     std::string collective;
+    int max_algorithm = 0;
     for (const TunedCollective& t : tuned_collectives()) {
-      if (t.rules_id == id) collective = std::string(t.collective);
+      if (t.rules_id == id) collective = std::string(t.collective), max_algorithm = t.max_algorithm;
     }
     if (collective.empty()) {
       throw ConfigError(
@@ -85,6 +86,11 @@ TunedFile read_rules(const std::string& path, const std::string& text) {
             (!parsed.empty() && static_cast<std::uint64_t>(bytes) <= parsed.back().first)) {
           throw ConfigError(fmt::format("{}:{}: message size {}; allowed: sizes from 0, rising",
                                         path, rule_line, bytes));
+        }
+        if (algorithm < 0 || algorithm > max_algorithm) {
+          throw ConfigError(
+              fmt::format("{}:{}: {} algorithm {}; allowed: 0 (Open MPI decides) to {}", path,
+                          alg_line, collective, algorithm, max_algorithm));
         }
         parsed.emplace_back(static_cast<std::uint64_t>(bytes), static_cast<int>(algorithm));
         parsed_lines.push_back(rule_line);

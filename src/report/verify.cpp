@@ -95,10 +95,10 @@ VerifyOutcome verify_dataset(const Dataset& d, const TunedFile& f, int nranks) {
       lines += s->test.method.empty()
                    ? fmt::format("    {} B: {}\n", s->bytes, v)
                    : fmt::format(
-                         "    {} B: tuned/default time {:.3f} [{:.3f}, {:.3f}], {} "
-                         "launches each side: {}\n",
+                         "    {} B: tuned/default time {:.3f} [{:.3f}, {:.3f}] (speedup {:.3f}), "
+                         "{} and {} launches: {}\n",
                          s->bytes, s->test.ratio, s->test.ratio_low, s->test.ratio_high,
-                         std::min(s->test.base_launches, s->test.cand_launches), v);
+                         1 / s->test.ratio, s->test.base_launches, s->test.cand_launches, v);
     }
     const std::string verdict = in.empty()     ? "could not tell (no size of it was measured)"
                                 : slow > 0     ? "SLOWER: do not deploy this row"

@@ -85,6 +85,9 @@ for text, fragment, extra in (
         ("1\n2\n1\n4\n1\n0 0 0 0\n", "was written for 4 ranks", ["--np", "2"]),
         ("NCCL_ALGO='Ring\n", "an unclosed quote", []),
         ("", "empty", []),
+        ("1\n2\n1\n4\n1\n0 9 0 0\n", "allreduce algorithm 9; allowed: 0 (Open MPI decides) to 6",
+         []),
+        ("1\n2\n1\n4\n1\n0 0 0 0\n", "has no row for alltoall", ["--coll", "alltoall"]),
         ('{"format": "colltune-nccl-tuned", "version": 1, "rows": [{"collective": "alltoall"}]}',
          "row 1: collective: 'alltoall'", [])):
     path = write("bad", text)

@@ -229,7 +229,7 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
   comms.clear();
   watchdog.disarm();
   if (measured == 0 && !plan.empty()) {
-    // Skips are the same on every rank (unsupported() is), so every rank returns alike.
+    // Skips are one decision over ranks (runner/measure.cpp), so every rank returns alike.
     if (world.rank() == 0) {
       std::fprintf(stderr,
                    "colltune: nothing measured: every row was skipped (%s); allowed: a "

@@ -145,7 +145,7 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   app.set_help_flag();  // handled below, so --help prints once and exits 0 on every rank
   std::string min_bytes, max_bytes, step_factor, step_bytes, iters, warmup, root, repetitions,
       window, timeout, timing = "batch", cache = "warm", in_place = "both", race = "on", race_tie,
-                       race_min_turns, min_sample_seconds;
+                       race_min_turns, min_sample_seconds, allocator = "ncclmemalloc";
   std::vector<std::string> colls{"allreduce"}, dtypes{"float"}, ops{"sum"}, check;
   app.add_flag("-h,--help", o.help);
   app.add_option("--backend", o.backend);
@@ -179,7 +179,6 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   app.add_option("--min-ctas", bo.min_ctas)->check(CLI::Range(1, 64));
   app.add_option("--max-ctas", bo.max_ctas)->check(CLI::Range(1, 64));
   app.add_option("--net-name", bo.net_name);
-  std::string allocator = "ncclmemalloc";
   app.add_option("--allocator", allocator);
   std::string buffers = "host";  // not --memory: nccl-tests' -M/--memory means something else
   app.add_option("--buffers", buffers);
@@ -331,12 +330,12 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   }
   apply_race_options(o, race, race_tie, race_min_turns, min_sample_seconds, !iters.empty(),
                      !repetitions.empty());
-  if (threads != 1) {
-    throw ConfigError(fmt::format(
-        "-t/--nthreads: {}: colltune drives a process's GPUs from one thread (grouped NCCL "
-        "calls); allowed: 1, and -g N for N GPUs per process",
-        threads));
-  }
+  if (threads != 1)
+    throw ConfigError(
+        fmt::format("-t/--nthreads: {}: colltune drives a process's GPUs from one "
+                    "thread (grouped NCCL calls); allowed: 1, and -g N for N GPUs "
+                    "per process",
+                    threads));
   if (o.backend == "mpi") {
     // NCCL-only options would be silently ignored on the MPI backend: refuse the first one.
     for (const char* flag : {"--graph", "--device", "--nccl-blocking", "--cga-cluster-size",
@@ -349,17 +348,16 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
       }
     }
   }
-  if (bo.min_ctas >= 0 && bo.max_ctas >= 0 && bo.min_ctas > bo.max_ctas) {
-    throw ConfigError(fmt::format(
-        "--min-ctas: {} is above --max-ctas {}; allowed: at most --max-ctas (NCCL's init refuses "
-        "min above max)",
-        bo.min_ctas, bo.max_ctas));
-  }
-  if (allocator != "ncclmemalloc" && allocator != "cudamalloc") {
-    throw ConfigError(fmt::format(
-        "--allocator: '{}' is not allowed; allowed: ncclmemalloc (as nccl-tests), cudamalloc",
-        allocator));
-  }
+  if (bo.max_ctas >= 0 && bo.min_ctas > bo.max_ctas)  // NCCL's init would refuse it
+    throw ConfigError(
+        fmt::format("--min-ctas: {} is above --max-ctas {}; allowed: at most "
+                    "--max-ctas (NCCL's init refuses min above max)",
+                    bo.min_ctas, bo.max_ctas));
+  if (allocator != "ncclmemalloc" && allocator != "cudamalloc")
+    throw ConfigError(
+        fmt::format("--allocator: '{}' is not allowed; allowed: ncclmemalloc (as "
+                    "nccl-tests), cudamalloc",
+                    allocator));
   bo.nccl_mem_alloc = allocator == "ncclmemalloc";
   const bool alltoallv =
       std::find(o.colls.begin(), o.colls.end(), CollKind::kAlltoallv) != o.colls.end();

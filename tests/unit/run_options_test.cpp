@@ -75,25 +75,6 @@ TEST(RunOptions, GpusPerProcessForGpuBackends) {
   EXPECT_EQ(m.policy.warmup_iters, 8);
 }
 
-// NCCL's init refuses min above max (init.cc ~1865): said before any launch, and the allocator's
-// values named.
-TEST(RunOptions, NcclConfigConflictsAndTheAllocator) {
-  EXPECT_EQ(error_of({"--backend", "nccl", "--min-ctas", "8", "--max-ctas", "4"}),
-            "--min-ctas: 8 is above --max-ctas 4; allowed: at most --max-ctas (NCCL's init "
-            "refuses min above max)");
-  EXPECT_EQ(error_of({"--backend", "nccl", "--min-ctas", "4", "--max-ctas", "4"}), "no error");
-  EXPECT_EQ(error_of({"--backend", "nccl", "--allocator", "malloc"}),
-            "--allocator: 'malloc' is not allowed; allowed: ncclmemalloc (as nccl-tests), "
-            "cudamalloc");
-  EXPECT_FALSE(parse_run_options({"--backend", "nccl", "--allocator", "cudamalloc"})
-                   .backend_options.nccl_mem_alloc);
-  EXPECT_TRUE(parse_run_options({"--backend", "nccl"}).backend_options.nccl_mem_alloc);
-  EXPECT_NE(error_of({"--backend", "mpi", "--allocator", "cudamalloc"})
-                .find("--allocator: an "
-                      "NCCL setting"),
-            std::string::npos);
-}
-
 TEST(RunOptions, ErrorsNameFlagValueAndWhatIsAllowed) {
   EXPECT_EQ(error_of({"-d", "int16"}),
             "-d/--datatype: 'int16' is not a datatype; allowed: int8 uint8 int32 uint32 int64 "

@@ -7,7 +7,6 @@
 #include <thread>
 
 #include "backends/nccl/event_timer.hpp"
-#include "backends/nccl/gpu_choice.hpp"
 #include "backends/nccl/nccl_config.hpp"
 #include "backends/nccl/nccl_state.hpp"
 #include "backends/nccl/nccl_types.hpp"
@@ -17,90 +16,6 @@
 #include "knobs/knob_scope.hpp"
 
 namespace colltune {
-namespace {
-
-#ifdef COLLTUNE_HAVE_MPI
-constexpr bool kMpiBackendBuilt = true;
-#else
-constexpr bool kMpiBackendBuilt = false;
-#endif
-
-std::string visible_devices_text() {
-  const char* mask = std::getenv("CUDA_VISIBLE_DEVICES");
-  return mask ? mask : "unset";
-}
-
-}  // namespace
-
-std::vector<int> choose_devices(const MpiWorld& world, const BackendOptions& options,
-                                std::string_view wants) {
-  int visible = 0;
-  const cudaError_t err = cudaGetDeviceCount(&visible);
-  const bool usable = err == cudaSuccess && visible > 0;
-  if (world.sum_over_ranks(usable ? 0 : 1) > 0) {
-    throw ConfigError(fmt::format(
-        "{}: no CUDA device on {} (looked with cudaGetDeviceCount: {}; "
-        "CUDA_VISIBLE_DEVICES={}); allowed: a host with a GPU{}",
-        wants, usable ? "another rank's host" : world.host(),
-        err == cudaSuccess ? fmt::format("{} devices", visible) : cudaGetErrorString(err),
-        visible_devices_text(),
-        wants == "--buffers device" ? ", or --buffers host"
-        : kMpiBackendBuilt          ? ", or --backend mpi"
-                                    : ""));
-  }
-  GpuChoice choice = choose_gpus(visible, std::max(options.gpus, 1), options.device,
-                                 world.local_rank(), world.host(), visible_devices_text());
-  if (world.sum_over_ranks(choice.problem.empty() ? 0 : 1) > 0) {
-    throw ConfigError(choice.problem.empty() ? "--device/-g: another rank has too few GPUs for them"
-                                             : choice.problem);
-  }
-  return choice.ordinals;
-}
-
-DeviceInfo device_info(int ordinal, int* compute_major) {
-  cudaDeviceProp prop{};
-  COLLTUNE_CUDA_CHECK(cudaGetDeviceProperties(&prop, ordinal));
-  char bus[32] = "";
-  COLLTUNE_CUDA_CHECK(cudaDeviceGetPCIBusId(bus, sizeof(bus), ordinal));
-  if (compute_major != nullptr) *compute_major = prop.major;
-  return {bus, fmt::format("{}, {} MiB, sm_{}{}", prop.name, prop.totalGlobalMem >> 20, prop.major,
-                           prop.minor)};
-}
-
-namespace {
-
-// NCCL sizes a communicator's buffers at init (hundreds of MiB, more with many channels); with
-// less free than this an init fails deep inside NCCL or leaves no room for the measured buffers.
-// --interleave keeps one communicator per setting alive at once, so 64 of them can run out.
-constexpr std::size_t kMinFreeBytesPerInit = 1ULL << 30;
-
-void require_free_memory(const MpiWorld& world, const std::vector<int>& ordinals,
-                         std::size_t interleaved_knobs) {
-  std::string problem;
-  for (int ordinal : ordinals) {
-    std::size_t free_bytes = 0, total_bytes = 0;
-    if (cudaSetDevice(ordinal) != cudaSuccess ||
-        cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) {
-      continue;  // the init reports it
-    }
-    if (free_bytes < kMinFreeBytesPerInit && problem.empty()) {
-      problem = fmt::format(
-          "--backend nccl: GPU {} on {} has {} MiB of {} MiB free before a communicator's init{}; "
-          "allowed: at least {} MiB free per communicator (fewer --interleave settings, or "
-          "another process's memory freed)",
-          ordinal, world.host(), free_bytes >> 20, total_bytes >> 20,
-          interleaved_knobs > 0 ? " (--interleave holds one communicator per setting)" : "",
-          kMinFreeBytesPerInit >> 20);
-    }
-  }
-  if (world.sum_over_ranks(problem.empty() ? 0 : 1) > 0) {
-    throw ConfigError(problem.empty() ? "--backend nccl: another rank's GPU has too little free "
-                                        "memory for a communicator (its line says why)"
-                                      : problem);
-  }
-}
-
-}  // namespace
 
 void DeviceBuffers::destroy_graphs() {
   for (auto& gpu : gpus) {

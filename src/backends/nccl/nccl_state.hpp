@@ -121,6 +121,11 @@ struct NcclCommunicator::Impl {
 std::vector<int> choose_devices(const MpiWorld& world, const BackendOptions& options,
                                 std::string_view wants);
 
+// Throws ConfigError on every rank alike when a rank's GPUs have too little free memory for one
+// more communicator (`interleaved_knobs` > 0: --interleave holds one per setting). Collective.
+void require_free_memory(const MpiWorld& world, const std::vector<int>& ordinals,
+                         std::size_t interleaved_knobs);
+
 // Name, memory and compute capability, and PCI bus id of GPU `ordinal`.
 DeviceInfo device_info(int ordinal, int* compute_major = nullptr);
 

@@ -15,6 +15,7 @@
 #include "core/suggest.hpp"
 #include "core/validation.hpp"
 #include "knobs/interleave.hpp"
+#include "runner/nccl_options.hpp"
 #include "runner/nccl_tests_flags.hpp"
 
 namespace colltune {
@@ -336,29 +337,7 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
                     "thread (grouped NCCL calls); allowed: 1, and -g N for N GPUs "
                     "per process",
                     threads));
-  if (o.backend == "mpi") {
-    // NCCL-only options would be silently ignored on the MPI backend: refuse the first one.
-    for (const char* flag : {"--graph", "--device", "--nccl-blocking", "--cga-cluster-size",
-                             "--min-ctas", "--max-ctas", "--net-name", "--allocator"}) {
-      if (std::string_view(flag) == "--graph" ? bo.graph : app.count(flag) > 0) {
-        throw ConfigError(fmt::format(
-            "{}{}: an NCCL setting the MPI backend has no use for; allowed: --backend nccl, or "
-            "leave it out",
-            std::string_view(flag) == "--graph" ? "-G/" : "", flag));
-      }
-    }
-  }
-  if (bo.max_ctas >= 0 && bo.min_ctas > bo.max_ctas)  // NCCL's init would refuse it
-    throw ConfigError(
-        fmt::format("--min-ctas: {} is above --max-ctas {}; allowed: at most "
-                    "--max-ctas (NCCL's init refuses min above max)",
-                    bo.min_ctas, bo.max_ctas));
-  if (allocator != "ncclmemalloc" && allocator != "cudamalloc")
-    throw ConfigError(
-        fmt::format("--allocator: '{}' is not allowed; allowed: ncclmemalloc (as "
-                    "nccl-tests), cudamalloc",
-                    allocator));
-  bo.nccl_mem_alloc = allocator == "ncclmemalloc";
+  check_nccl_options(app, allocator, o);
   const bool alltoallv =
       std::find(o.colls.begin(), o.colls.end(), CollKind::kAlltoallv) != o.colls.end();
   if (!alltoallv && (app.count("--exchange") > 0 || app.count("--exchange-seed") > 0)) {

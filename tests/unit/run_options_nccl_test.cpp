@@ -5,19 +5,11 @@
 #include <vector>
 
 #include "core/errors.hpp"
+#include "run_options_error.hpp"
 #include "runner/run_options.hpp"
 
 namespace colltune {
 namespace {
-
-std::string error_of(const std::vector<std::string>& args) {
-  try {
-    parse_run_options(args);
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "no error";
-}
 
 // NCCL's init refuses min above max (init.cc ~1865): said before any launch, and the allocator's
 // values named.

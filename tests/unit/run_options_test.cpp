@@ -7,18 +7,10 @@
 #include <vector>
 
 #include "core/errors.hpp"
+#include "run_options_error.hpp"
 
 namespace colltune {
 namespace {
-
-std::string error_of(const std::vector<std::string>& args) {
-  try {
-    parse_run_options(args);
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "no error";
-}
 
 TEST(RunOptions, DefaultsAreNcclTests) {
   const RunOptions o = parse_run_options({});

@@ -35,12 +35,20 @@ int topo_command(const std::vector<std::string>& args) {
   CLI::App app("colltune topo: topology, InfiniBand ports and physical ceilings of this host",
                "colltune topo");
   use_colltune_help(app, "Exit codes: 0 ok; 2 bad input.");
-  bool json = false, ceilings = false;
+  bool json = false, ceilings = false, ib_line = false;
   app.add_flag("--json", json, "JSON instead of text (default: text)");
   app.add_flag("--ceilings", ceilings,
                "also measure memory copy bandwidth per NUMA node and GPU (default: off; takes "
                "seconds)");
+  // colltune health launches this on every node and reads the lines back from the launcher.
+  app.add_flag("--ib-line", ib_line,
+               "only this host's InfiniBand ports and counters, as one line: colltune-ib JSON");
   if (parse_or_help(app, args, "topo")) return 0;
+  if (ib_line) {
+    const nlohmann::json line{{"host", hostname()}, {"ports", to_json(read_ib_ports())}};
+    std::printf("colltune-ib %s\n", line.dump().c_str());
+    return 0;
+  }
   Topology topo;
   TopoReport report;
   report.host = hostname();

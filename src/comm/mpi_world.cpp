@@ -109,6 +109,20 @@ void MpiWorld::max_over_ranks(std::vector<double>& values) const {
             "MPI_Allreduce");
 }
 
+std::vector<std::vector<double>> MpiWorld::gather_to_root(const std::vector<double>& values) const {
+  if (solo_) return {values};
+  const int n = static_cast<int>(values.size());
+  std::vector<double> all(rank_ == 0 ? values.size() * static_cast<std::size_t>(size_) : 0);
+  check_mpi(MPI_Gather(values.data(), n, MPI_DOUBLE, all.data(), n, MPI_DOUBLE, 0, MPI_COMM_WORLD),
+            "MPI_Gather");
+  std::vector<std::vector<double>> out;
+  for (int r = 0; rank_ == 0 && r < size_; ++r) {
+    out.emplace_back(all.begin() + static_cast<std::ptrdiff_t>(r) * n,
+                     all.begin() + static_cast<std::ptrdiff_t>(r + 1) * n);
+  }
+  return out;
+}
+
 void MpiWorld::reduce_over_ranks(std::vector<double>& values, RankReduction how) const {
   if (solo_) return;
   if (how == RankReduction::kRank0) {

@@ -34,6 +34,9 @@ class MpiWorld {
   void broadcast_bytes(void* data, std::size_t bytes) const;
   // Element-wise maximum over ranks, in place; every rank passes the same length.
   void max_over_ranks(std::vector<double>& values) const;
+  // Every process's `values` (the same length on each), in rank order, on rank 0; other ranks
+  // get an empty list.
+  std::vector<std::vector<double>> gather_to_root(const std::vector<double>& values) const;
   // Element-wise rank 0's value, mean, minimum or maximum over ranks, in place (-a).
   void reduce_over_ranks(std::vector<double>& values, RankReduction how) const;
 

@@ -44,6 +44,10 @@ std::vector<std::string> MpiWorld::all_gather(const std::string& mine) const { r
 void MpiWorld::broadcast_bytes(void*, std::size_t) const {}
 std::uint64_t MpiWorld::sum_over_ranks(std::uint64_t mine) const { return mine; }
 void MpiWorld::max_over_ranks(std::vector<double>&) const {}
+std::vector<std::vector<double>> MpiWorld::gather_to_root(const std::vector<double>& values) const {
+  return {values};
+}
+
 void MpiWorld::reduce_over_ranks(std::vector<double>&, RankReduction) const {}
 std::string MpiWorld::library_version() { return "none (built without MPI)"; }
 [[noreturn]] void MpiWorld::abort(int code) { std::_Exit(code); }

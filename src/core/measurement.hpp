@@ -38,9 +38,12 @@ struct Measurement {
   std::uint64_t bytes = 0;              // op_bytes(coll, nranks)
   std::optional<std::string> skipped;   // why this op was not run, when it was not
   std::vector<double> samples_seconds;  // one op's time per sample, max over ranks
-  Summary summary;                      // of samples_seconds
-  Bandwidth at_median;                  // bandwidth at summary.median
-  std::optional<std::uint64_t> wrong;   // summed over ranks; nullopt when not checked
+  // --rank-samples: each process's own samples before the reduction over ranks, in rank order
+  // (rank 0 holds them; empty otherwise), so a report can name the rank that lags.
+  std::vector<std::vector<double>> rank_samples_seconds;
+  Summary summary;                     // of samples_seconds
+  Bandwidth at_median;                 // bandwidth at summary.median
+  std::optional<std::uint64_t> wrong;  // summed over ranks; nullopt when not checked
   int ops_per_sample = 0;
   std::size_t buffer_sets = 1;  // >1 when rotating for cold cache
   // Racing (--interleave, --race on): how this setting's sampling ended, after which turn.

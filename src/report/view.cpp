@@ -17,6 +17,7 @@
 #include "report/analysis.hpp"
 #include "report/answer.hpp"
 #include "report/escape.hpp"
+#include "report/straggler.hpp"
 
 namespace colltune {
 namespace {
@@ -354,7 +355,9 @@ ReportView make_report_view(const Dataset& d) {
     failed[{l.status, detail}].emplace_back(label_of(d, l.point_id), l.round);
   }
   view.failures = failure_rows(failed);
-  for (const auto& [point, warning] : d.warnings) {
+  auto warnings = d.warnings;
+  for (auto& w : straggler_warnings(d)) warnings.push_back(std::move(w));
+  for (const auto& [point, warning] : warnings) {
     auto group = std::find_if(view.warnings.begin(), view.warnings.end(),
                               [&](const WarningGroup& g) { return g.text == warning; });
     if (group == view.warnings.end()) group = view.warnings.insert(group, {warning, {}});

@@ -188,7 +188,8 @@ Measurement Measurer::finish(RaceEntry race) {
   m_.race_turn = race.turn;
   m_.rank_reduction = policy_.rank_reduction;
   const Collective& c = m_.coll;
-  // One reduction after timing, so no sample waits on another's bookkeeping.
+  // One gather and one reduction after timing, so no sample waits on another's bookkeeping.
+  if (policy_.rank_samples) m_.rank_samples_seconds = world_.gather_to_root(m_.samples_seconds);
   world_.reduce_over_ranks(m_.samples_seconds, policy_.rank_reduction);
   m_.summary = summarize(m_.samples_seconds);
   m_.at_median = bandwidth(c, m_.nranks, m_.summary.median);

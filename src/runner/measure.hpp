@@ -24,7 +24,8 @@ struct RunPolicy {
   TimeSpan span = TimeSpan::kCompletion;  // -C: host time until the launch calls return
   CacheMode cache = CacheMode::kWarm;
   RankReduction rank_reduction = RankReduction::kMax;  // a sample over ranks (-a)
-  std::uint64_t cold_footprint_bytes = 128ULL << 20;   // buffer bytes to rotate through when cold
+  bool rank_samples = false;  // keep each process's samples too (Measurement::rank_samples_seconds)
+  std::uint64_t cold_footprint_bytes = 128ULL << 20;  // buffer bytes to rotate through when cold
   // Ops per sample adapt to the size: as many as fill min_sample_seconds, found by a calibration
   // that is also the warm-up (warmup_iters is not used then); otherwise `iters`.
   bool adaptive_iters = false;

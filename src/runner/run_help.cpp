@@ -50,6 +50,8 @@ usage: mpirun -np N colltune run [options]
                           1 (mean), 2 (min), 3 (max); default max (nccl-tests': mean), since an
                           op is done when its slowest rank is. GPUs of one process (-g) always
                           count their slowest
+  --rank-samples          records keep each process's own samples too (rank_samples_seconds),
+                          so a report can name the rank that lags the others
   --repetitions N         samples per size (default 10; racing: the most turns, default 20);
                           each is the max over ranks
   --window N              messages in flight per bw/bibw op (default 64, as OSU)

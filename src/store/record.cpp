@@ -139,6 +139,9 @@ nlohmann::json to_json(const Measurement& m) {
       {"skipped", m.skipped ? nlohmann::json(*m.skipped) : nullptr},
       {"wrong", m.wrong ? nlohmann::json(*m.wrong) : nullptr},
       {"samples_seconds", m.samples_seconds},
+      {"rank_samples_seconds", m.rank_samples_seconds.empty()
+                                   ? nlohmann::json(nullptr)
+                                   : nlohmann::json(m.rank_samples_seconds)},
       {"bus_factor", bus_factor(m.coll.kind, m.nranks)},
       {"in_process_knobs", m.in_process_knobs},
       {"race", m.race == RaceOutcome::kNotRaced
@@ -219,6 +222,24 @@ Record record_from_json(const nlohmann::json& j, const std::string& where) {
       if (!v.is_number()) bad(where, "samples_seconds", v.dump(), "numbers (seconds)");
       r.samples_seconds.push_back(v.get<double>());
     }
+    if (j.contains("rank_samples_seconds") && !j.at("rank_samples_seconds").is_null()) {
+      const auto& lists = j.at("rank_samples_seconds");
+      if (!lists.is_array()) {
+        bad(where, "rank_samples_seconds", lists.dump().substr(0, 40),
+            "a list per process of its samples in seconds");
+      }
+      for (const auto& list : lists) {
+        if (!list.is_array()) {
+          bad(where, "rank_samples_seconds", list.dump().substr(0, 40),
+              "a list per process of its samples in seconds");
+        }
+        auto& mine = r.rank_samples_seconds.emplace_back();
+        for (const auto& v : list) {
+          if (!v.is_number()) bad(where, "rank_samples_seconds", v.dump(), "numbers (seconds)");
+          mine.push_back(v.get<double>());
+        }
+      }
+    }
     const auto& factor = j.at("bus_factor");
     if (!factor.is_number()) bad(where, "bus_factor", factor.dump(), "a number");
     r.bus_factor = factor.get<double>();
@@ -274,6 +295,24 @@ void check_record(const Record& r, const std::string& where) {
           fmt::format("times from {:g} s (no collective takes less than a picosecond) to {:g} s",
                       kMinSampleSeconds, kMaxSampleSeconds));
     }
+  }
+  for (std::size_t p = 0; p < r.rank_samples_seconds.size(); ++p) {
+    const auto& mine = r.rank_samples_seconds[p];
+    const std::string field = fmt::format("rank_samples_seconds[{}]", p);
+    if (mine.size() != r.samples_seconds.size()) {
+      bad(where, field, fmt::format("{} samples", mine.size()),
+          fmt::format("{} samples, as samples_seconds has", r.samples_seconds.size()));
+    }
+    for (double s : mine) {
+      if (!std::isfinite(s) || s < kMinSampleSeconds || s > kMaxSampleSeconds) {
+        bad(where, field, fmt::format("{}", s),
+            fmt::format("times from {:g} s to {:g} s", kMinSampleSeconds, kMaxSampleSeconds));
+      }
+    }
+  }
+  if (r.rank_samples_seconds.size() > static_cast<std::size_t>(r.nranks)) {
+    bad(where, "rank_samples_seconds", fmt::format("{} lists", r.rank_samples_seconds.size()),
+        fmt::format("at most one per process of the {} ranks", r.nranks));
   }
   if (!r.skipped && r.samples_seconds.empty()) {
     bad(where, "samples_seconds", "[]", "at least one sample where the record is not skipped");

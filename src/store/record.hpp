@@ -45,6 +45,7 @@ struct Record {
   std::optional<std::string> skipped;
   std::optional<std::uint64_t> wrong;
   std::vector<double> samples_seconds;
+  std::vector<std::vector<double>> rank_samples_seconds;  // per process, when recorded
   double algbw_bytes = 0;  // bytes per op for algbw (window included for bw and bibw)
   double bus_factor = 1;
   Exchange exchange;     // alltoallv's pattern and seed (its algbw_bytes follow from them)

@@ -36,15 +36,6 @@ nlohmann::json to_json(const TopoReport& r) {
   nlohmann::json caches = nlohmann::json::array();
   for (const auto& c : t.caches)
     caches.push_back({{"level", c.level}, {"size_bytes", c.size_bytes}, {"count", c.count}});
-  nlohmann::json ports = nlohmann::json::array();
-  for (const auto& p : r.ib_ports) {
-    ports.push_back({{"device", p.device},
-                     {"port", p.port},
-                     {"state", p.state},
-                     {"rate", p.rate},
-                     {"link_layer", p.link_layer},
-                     {"active", p.active()}});
-  }
   return {{"host", r.host},
           {"packages", t.packages},
           {"numa_nodes", numa},
@@ -53,7 +44,7 @@ nlohmann::json to_json(const TopoReport& r) {
           {"caches", caches},
           {"gpus", pci_json(t.gpus)},
           {"nics", pci_json(t.nics)},
-          {"ib_ports", ports},
+          {"ib_ports", to_json(r.ib_ports)},
           {"gpu_links",
            {{"available", r.gpu_links.available},
             {"why", r.gpu_links.why},

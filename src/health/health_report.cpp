@@ -1,0 +1,240 @@
+#include "health/health_report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace colltune {
+namespace {
+
+const std::string& host(const HealthResult& r, int node) {
+  return r.input.nodes[static_cast<std::size_t>(node)];
+}
+
+std::string p_text(double p) { return p < 0.001 ? "p < 0.001" : fmt::format("p = {:.3f}", p); }
+
+// "bw 0.49x the fleet median": a time ratio shown as the figure's own (bandwidth falls, latency
+// rises).
+std::string ratio_text(const Evidence& e) {
+  return e.metric == "latency" ? fmt::format("latency {:.2f}x the fleet median", 1 / e.ratio)
+                               : fmt::format("{} {:.2f}x the fleet median", e.metric, e.ratio);
+}
+
+std::string node_reason(const HealthResult& r, const NodeVerdict& v) {
+  if (v.verdict == HealthVerdict::kSlow) {
+    return fmt::format("slow: {} in {} of {} pairs ({})", ratio_text(v.worst), v.slow_pairs,
+                       v.judged_pairs, p_text(v.worst.p));
+  }
+  if (v.verdict == HealthVerdict::kFailed || v.verdict == HealthVerdict::kUnreachable)
+    return fmt::format("{}: {}", name(v.verdict), v.reason);
+  (void)r;
+  return std::string(name(v.verdict));
+}
+
+bool is_bad(HealthVerdict v) {
+  return v == HealthVerdict::kSlow || v == HealthVerdict::kFailed ||
+         v == HealthVerdict::kUnreachable;
+}
+
+bool link_fault(const HealthResult& r, const PairVerdict& p) {
+  const auto& nodes = r.judgement.nodes;
+  return is_bad(p.verdict) &&
+         nodes[static_cast<std::size_t>(p.pair.first)].verdict == HealthVerdict::kOk &&
+         nodes[static_cast<std::size_t>(p.pair.second)].verdict == HealthVerdict::kOk;
+}
+
+int judged_nodes(const HealthResult& r) {
+  return static_cast<int>(
+      std::count_if(r.judgement.nodes.begin(), r.judgement.nodes.end(), [](const NodeVerdict& v) {
+        return v.verdict == HealthVerdict::kOk || v.verdict == HealthVerdict::kSlow;
+      }));
+}
+
+}  // namespace
+
+int health_exit_code(const HealthResult& r) {
+  bool bad = std::any_of(r.judgement.nodes.begin(), r.judgement.nodes.end(),
+                         [](const NodeVerdict& v) { return is_bad(v.verdict); });
+  bad = bad || std::any_of(r.judgement.pairs.begin(), r.judgement.pairs.end(),
+                           [&](const PairVerdict& p) { return link_fault(r, p); });
+  bad = bad || std::any_of(r.together.begin(), r.together.end(), [](const TogetherFigure& t) {
+          return t.verdict == HealthVerdict::kSlow;
+        });
+  bad = bad || !r.port_findings.empty();
+  if (bad) return kHealthSomeBad;
+  // Nothing found, but too little checked to say "ok".
+  const bool unjudged =
+      std::any_of(r.judgement.nodes.begin(), r.judgement.nodes.end(),
+                  [](const NodeVerdict& v) { return v.verdict == HealthVerdict::kNotJudged; });
+  if (judged_nodes(r) < 2 || unjudged || r.interrupted) return kHealthCouldNotCheck;
+  return kHealthAllOk;
+}
+
+std::string health_text(const HealthResult& r, const HealthRule& rule) {
+  std::string out;
+  std::vector<std::string> bad;
+  for (const NodeVerdict& v : r.judgement.nodes) {
+    if (is_bad(v.verdict)) bad.push_back(host(r, v.node) + " " + node_reason(r, v));
+  }
+  for (const auto& [node, findings] : r.port_findings) {
+    const auto& v = r.judgement.nodes[static_cast<std::size_t>(node)];
+    if (!is_bad(v.verdict)) bad.push_back(host(r, node) + " ports: " + findings.front());
+  }
+  std::vector<std::string> links;
+  for (const PairVerdict& p : r.judgement.pairs) {
+    if (!link_fault(r, p)) continue;
+    links.push_back(fmt::format("link {}-{} {}: {}; both nodes are fine in their other pairs",
+                                host(r, p.pair.first), host(r, p.pair.second), name(p.verdict),
+                                p.verdict == HealthVerdict::kSlow
+                                    ? fmt::format("{} ({})", ratio_text(p.worst), p_text(p.worst.p))
+                                    : p.reason));
+  }
+  const std::size_t n = r.input.nodes.size();
+  const int code = health_exit_code(r);
+  if (code == kHealthAllOk) {
+    out += fmt::format("colltune health: all {} nodes ok ({} pairs measured)\n", n,
+                       r.judgement.pairs.size());
+  } else if (code == kHealthCouldNotCheck && bad.empty()) {
+    out += fmt::format("colltune health: could not check: {} of {} nodes judged{}{}\n",
+                       judged_nodes(r), n, r.budget_spent ? "; the budget was spent" : "",
+                       r.interrupted ? "; interrupted" : "");
+  } else {
+    out += fmt::format("colltune health: {} of {} nodes need{} attention{}\n", bad.size(), n,
+                       bad.size() == 1 ? "s" : "", links.empty() ? "" : ", and links");
+  }
+  for (const std::string& line : bad) out += "  " + line + "\n";
+  for (const std::string& line : links) out += "  " + line + "\n";
+  for (const TogetherFigure& t : r.together) {
+    if (t.verdict == HealthVerdict::kSlow) {
+      out += fmt::format(
+          "  all nodes together: {} busbw {:.3f} GB/s is below {:g}x of the {:.3f} "
+          "GB/s the slowest healthy pair predicts\n",
+          t.collective, t.busbw_gbps, kTogetherFloor, t.predicted_gbps);
+    }
+  }
+  for (const std::string& note : r.judgement.notes) out += "  note: " + note + "\n";
+  if (r.budget_spent) out += "  note: the budget was spent before every launch ran\n";
+  out += fmt::format(
+      "\nRule: slow = at least {:.0f}% slower than the fleet's median and "
+      "significant over launches (Benjamini-Hochberg-adjusted p < {:g}); a node "
+      "slow in most of its pairs is slow, a slow pair of two fine nodes is a slow "
+      "link.\n",
+      rule.min_effect * 100, rule.alpha);
+  out += "\nStages:\n  stage 1 (each node alone): not measured by this version\n";
+  for (const std::string& s : r.stages) out += "  " + s + "\n";
+  out += fmt::format("  {} launches, {:.1f} s\n", r.launches, r.seconds);
+  out += "\nNodes:\n";
+  out += fmt::format("  {:<24} {:<12} {}\n", "node", "verdict", "evidence");
+  for (const NodeVerdict& v : r.judgement.nodes) {
+    std::string evidence = v.judged_pairs > 0
+                               ? fmt::format("{}, slow in {} of {} pairs", ratio_text(v.worst),
+                                             v.slow_pairs, v.judged_pairs)
+                               : v.reason;
+    if (is_bad(v.verdict) && v.verdict != HealthVerdict::kSlow) evidence = v.reason;
+    if (v.link_only) evidence += "; a link of it is bad";
+    if (const auto it = r.port_findings.find(v.node); it != r.port_findings.end()) {
+      for (const std::string& f : it->second) evidence += "; port " + f;
+    }
+    out += fmt::format("  {:<24} {:<12} {}\n", host(r, v.node), name(v.verdict), evidence);
+  }
+  out += "\nPairs (time of one op, median over launches; fleet median and launch spread):\n";
+  out += fmt::format("  {:<36} {:<10} {:<8} {:>10} {:>10} {:>7} {:>9} {}\n", "pair", "verdict",
+                     "metric", "median_us", "fleet_us", "ratio", "p", "launches");
+  for (const PairVerdict& p : r.judgement.pairs) {
+    const std::string pair = host(r, p.pair.first) + " - " + host(r, p.pair.second);
+    if (p.verdict == HealthVerdict::kFailed) {
+      out += fmt::format("  {:<36} {:<10} {}\n", pair, "failed", p.reason);
+      continue;
+    }
+    out += fmt::format("  {:<36} {:<10} {:<8} {:>10.2f} {:>10.2f} {:>7.3f} {:>9.2g} {}{}\n", pair,
+                       std::string(name(p.verdict)) + (p.undecided ? "?" : ""), p.worst.metric,
+                       p.worst.median_seconds * 1e6, p.worst.fleet_seconds * 1e6, p.worst.ratio,
+                       p.worst.p, p.worst.launches, p.undecided ? " (undecided)" : "");
+  }
+  if (!r.together.empty()) {
+    out += "\nAll nodes together (busbw, geometric mean over launches):\n";
+    for (const TogetherFigure& t : r.together) {
+      out += fmt::format(
+          "  {:<10} {:>9.3f} GB/s, {:.2f}x the slowest healthy pair's bw "
+          "({:.3f} GB/s), {} launches: {}\n",
+          t.collective, t.busbw_gbps, t.predicted_gbps > 0 ? t.busbw_gbps / t.predicted_gbps : 0,
+          t.predicted_gbps, t.launches, name(t.verdict));
+    }
+  }
+  return out;
+}
+
+nlohmann::json health_json(const HealthResult& r, const HealthRule& rule) {
+  const auto evidence = [](const Evidence& e) {
+    return nlohmann::json{{"metric", e.metric},
+                          {"ratio", e.ratio},
+                          {"p", e.p},
+                          {"median_seconds", e.median_seconds},
+                          {"fleet_seconds", e.fleet_seconds},
+                          {"spread_log_sd", e.spread},
+                          {"launches", e.launches}};
+  };
+  nlohmann::json j{{"schema_version", 1},
+                   {"exit_code", health_exit_code(r)},
+                   {"rule", {{"min_effect", rule.min_effect}, {"alpha", rule.alpha}}},
+                   {"seconds", r.seconds},
+                   {"launches", r.launches},
+                   {"budget_spent", r.budget_spent},
+                   {"stages", r.stages},
+                   {"events", r.events},
+                   {"fleet_seconds", r.judgement.fleet_seconds},
+                   {"spread_log_sd", r.judgement.spread},
+                   {"notes", r.judgement.notes}};
+  j["nodes"] = nlohmann::json::array();
+  for (const NodeVerdict& v : r.judgement.nodes) {
+    j["nodes"].push_back(
+        {{"node", host(r, v.node)},
+         {"verdict", name(v.verdict)},
+         {"slow_pairs", v.slow_pairs},
+         {"judged_pairs", v.judged_pairs},
+         {"evidence", evidence(v.worst)},
+         {"reason", v.reason},
+         {"bad_link", v.link_only},
+         {"port_findings",
+          r.port_findings.count(v.node) ? r.port_findings.at(v.node) : std::vector<std::string>{}},
+         {"ib_ports_before", to_json(r.ports_before.count(v.node) ? r.ports_before.at(v.node)
+                                                                  : std::vector<IbPort>{})}});
+  }
+  j["pairs"] = nlohmann::json::array();
+  for (const PairVerdict& p : r.judgement.pairs) {
+    j["pairs"].push_back({{"nodes", {host(r, p.pair.first), host(r, p.pair.second)}},
+                          {"verdict", name(p.verdict)},
+                          {"undecided", p.undecided},
+                          {"link_fault", link_fault(r, p)},
+                          {"evidence", evidence(p.worst)},
+                          {"reason", p.reason}});
+  }
+  j["together"] = nlohmann::json::array();
+  for (const TogetherFigure& t : r.together) {
+    j["together"].push_back({{"collective", t.collective},
+                             {"busbw_gbps", t.busbw_gbps},
+                             {"predicted_gbps", t.predicted_gbps},
+                             {"launches", t.launches},
+                             {"verdict", name(t.verdict)}});
+  }
+  return j;
+}
+
+std::string drain_lines(const HealthResult& r) {
+  std::string out;
+  for (const NodeVerdict& v : r.judgement.nodes) {
+    const auto ports = r.port_findings.find(v.node);
+    if (!is_bad(v.verdict) && ports == r.port_findings.end()) continue;
+    std::string reason = "colltune health: " +
+                         (is_bad(v.verdict) ? node_reason(r, v) : "port " + ports->second.front());
+    // The reason sits inside double quotes for scontrol: no quote or newline may end it early.
+    for (char& ch : reason) {
+      if (ch == '"' || ch == '\n' || ch == '\r') ch = '\'';
+    }
+    out += fmt::format("nodename={} state=drain reason=\"{}\"\n", host(r, v.node),
+                       reason.substr(0, 200));
+  }
+  return out;
+}
+
+}  // namespace colltune

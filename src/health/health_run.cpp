@@ -1,0 +1,490 @@
+#include "health/health_run.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+
+#include "core/environment.hpp"
+#include "core/timestamp.hpp"
+#include "health/ib_findings.hpp"
+#include "store/atomic_file.hpp"
+#include "store/json_text.hpp"
+#include "store/manifest.hpp"
+#include "store/record.hpp"
+#include "sweep/expand.hpp"
+#include "sweep/launch.hpp"
+#include "sweep/supervisor.hpp"
+#include "sweep/sweep_store.hpp"
+
+namespace colltune {
+namespace {
+
+namespace fs = std::filesystem;
+std::atomic<bool> g_interrupted{false};
+extern "C" void on_health_interrupt(int) { g_interrupted.store(true); }
+
+enum class Ran { kDone, kFailed, kNotRun };
+
+struct LaunchResult {
+  Ran ran = Ran::kNotRun;
+  std::vector<Record> records;
+  std::vector<std::string> rank_hosts;  // each rank's host, from the records' placement
+  std::vector<std::string> silent;      // hosts the ranks named as not answering
+  std::string reason;                   // what happened, for a failed launch
+};
+
+std::string short_host(const std::string& host) { return host.substr(0, host.find('.')); }
+
+class HealthRun {
+ public:
+  HealthRun(const HealthOptions& o, std::FILE* progress) : o_(o), progress_(progress) {
+    r_.input.nodes = o.hosts;
+    fs::create_directories(o.store_dir + "/points");
+    manifest_.sweep_id = fs::path(o.store_dir).filename().string();
+    manifest_.name = "health";
+    manifest_.created_utc = utc_timestamp();
+    manifest_.colltune_version = o.colltune_version;
+    manifest_.notes.push_back(
+        fmt::format("colltune health of {} nodes: {}", o.hosts.size(), fmt::join(o.hosts, ",")));
+    save();
+  }
+
+  HealthResult run() {
+    struct sigaction action {};
+    action.sa_handler = on_health_interrupt;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, nullptr);
+    sigaction(SIGTERM, &action, nullptr);
+    r_.ports_before = read_ports("before");
+    pairs_stage();
+    together_stage();
+    if (!r_.ports_before.empty()) r_.ports_after = read_ports("after");
+    r_.port_findings = port_findings(r_.ports_before, r_.ports_after);
+    std::size_t with_ports = 0;
+    for (const auto& [node, ports] : r_.ports_before) with_ports += !ports.empty();
+    r_.stages.push_back(
+        with_ports == 0
+            ? std::string("InfiniBand: no ports on any node (nothing to read)")
+            : fmt::format("InfiniBand: ports of {} nodes read before and after", with_ports));
+    r_.seconds = elapsed();
+    return r_;
+  }
+
+ private:
+  double elapsed() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  }
+  void save() {
+    write_file_atomic(o_.store_dir + "/manifest.json",
+                      dump_json_text(to_json(manifest_), 2) + "\n");
+  }
+  bool out_of_time() {
+    if (g_interrupted.load()) r_.interrupted = true;
+    if (elapsed() + o_.launch_timeout_seconds > o_.budget_seconds) r_.budget_spent = true;
+    return r_.interrupted || r_.budget_spent;
+  }
+  void event(const std::string& line) {
+    r_.events.push_back(line);
+    std::fprintf(progress_, "colltune health: %s\n", line.c_str());
+  }
+
+  // One supervised launch of colltune run on `hosts` (in this order, ranks_per_node each).
+  LaunchResult launch(const std::string& stage, const std::vector<std::string>& hosts, int pass,
+                      const std::vector<std::string>& run_args, const std::string& label) {
+    LaunchResult result;
+    if (out_of_time()) return result;
+    SweepSpec spec = o_.spec;
+    spec.hosts = hosts;
+    spec.hostfile.clear();
+    spec.run_args = run_args;
+    Point point;
+    point.settings = {
+        {"backend", o_.backend},
+        {"np", std::to_string(hosts.size() * static_cast<std::size_t>(o_.ranks_per_node))},
+        {"ranks_per_node", std::to_string(o_.ranks_per_node)}};
+    if (!o_.bind_to.empty()) point.settings["bind_to"] = o_.bind_to;
+    Settings shown = point.settings;
+    shown["stage"] = stage;
+    shown["hosts"] = fmt::format("{}", fmt::join(hosts, ","));
+    point.id = point_id(shown);
+    point.label = fmt::format("{} {}", stage, label);
+    point.shown = shown;
+    if (std::none_of(manifest_.points.begin(), manifest_.points.end(),
+                     [&](const PointEntry& p) { return p.id == point.id; })) {
+      manifest_.points.push_back({point.id, point.label, shown, false});
+    }
+    fs::create_directories(o_.store_dir + "/points/" + point.id);
+    const std::string records = o_.store_dir + "/" + launch_records_path(point.id, pass);
+    const std::string log = o_.store_dir + "/" + launch_log_path(point.id, pass);
+    const Launch l = build_launch(spec, point, o_.colltune_path, records);
+    LaunchEntry entry;
+    entry.point_id = point.id;
+    entry.round = pass;
+    entry.status = "running";
+    entry.argv = redact_words(l.argv);
+    entry.started_utc = utc_timestamp();
+    manifest_.launches.push_back(entry);
+    save();
+    SuperviseOptions so;
+    so.limit_seconds = o_.launch_timeout_seconds;
+    so.interrupted = &g_interrupted;
+    std::fprintf(progress_, "colltune health: [%d] %s, pass %d\n", ++r_.launches,
+                 point.label.c_str(), pass);
+    LaunchOutcome outcome = run_supervised(l, log, so);
+    LaunchEntry& e = manifest_.launches.back();
+    e.seconds = outcome.seconds;
+    if (outcome.status == LaunchStatus::kDone && fs::exists(records)) {
+      const RecordsDigest digest = digest_records(records);
+      if (digest.damage.empty()) {
+        e.status = "done";
+        e.records_count = digest.count;
+        e.records_hash = digest.hash;
+        std::ifstream in(records);
+        std::string line;
+        for (int n = 1; std::getline(in, line); ++n) {
+          const auto j = nlohmann::json::parse(line);
+          result.records.push_back(record_from_json(j, fmt::format("{}:{}", records, n)));
+          if (result.rank_hosts.empty()) {
+            for (const RankPlacement& p : placement_from_json(j.at("context").at("placement")))
+              result.rank_hosts.push_back(p.host);
+          }
+        }
+        result.ran = Ran::kDone;
+      }
+    }
+    if (result.ran != Ran::kDone) {
+      if (outcome.status == LaunchStatus::kInterrupted) r_.interrupted = true;
+      e.status = outcome.status == LaunchStatus::kTimeout ? "timeout" : "failed";
+      if (outcome.status == LaunchStatus::kFailed) e.exit_code = outcome.exit_code;
+      if (outcome.signal) e.signal = outcome.signal;
+      e.tail = tail_lines(log, 12);
+      result.ran = r_.interrupted ? Ran::kNotRun : Ran::kFailed;
+      result.silent = silent_hosts_in_log(tail_lines(log, 200));
+      result.reason =
+          outcome.status == LaunchStatus::kTimeout
+              ? fmt::format("hung: no end within {:g} s", o_.launch_timeout_seconds)
+              : fmt::format("the launch {} {}", name(outcome.status),
+                            outcome.signal ? fmt::format("by signal {}", outcome.signal)
+                                           : fmt::format("with exit {}", outcome.exit_code));
+      // The ranks' own words, best first: a roll call naming who stopped, a colltune error,
+      // the wrong-result count.
+      const std::vector<std::string> lines = tail_lines(log, 200);
+      for (const char* mark : {"roll call:", "colltune: ", "Out of bounds values"}) {
+        const auto it = std::find_if(lines.begin(), lines.end(), [&](const std::string& line) {
+          return line.find(mark) != std::string::npos;
+        });
+        if (it == lines.end()) continue;
+        result.reason += ": " + it->substr(0, 300);
+        break;
+      }
+    }
+    save();
+    return result;
+  }
+
+  // Every node's ports in one launch of `colltune topo --ib-line`, read back from the log.
+  std::map<int, std::vector<IbPort>> read_ports(const std::string& when) {
+    std::map<int, std::vector<IbPort>> out;
+    if (out_of_time()) return out;
+    SweepSpec spec = o_.spec;
+    spec.hosts = o_.hosts;
+    spec.hostfile.clear();
+    Point point;
+    point.settings = {{"np", std::to_string(o_.hosts.size())}, {"ranks_per_node", "1"}};
+    Launch l = build_launch(spec, point, o_.colltune_path, "");
+    // The launcher's part of the argv ends at the program; topo takes run's place.
+    l.argv.resize(static_cast<std::size_t>(
+        std::find(l.argv.begin(), l.argv.end(), o_.colltune_path) - l.argv.begin() + 1));
+    l.argv.insert(l.argv.end(), {"topo", "--ib-line"});
+    const std::string log = o_.store_dir + "/ib-" + when + ".log";
+    SuperviseOptions so;
+    so.limit_seconds = o_.launch_timeout_seconds;
+    so.interrupted = &g_interrupted;
+    std::fprintf(progress_, "colltune health: [%d] InfiniBand ports %s\n", ++r_.launches,
+                 when.c_str());
+    const LaunchOutcome outcome = run_supervised(l, log, so);
+    for (const std::string& line : tail_lines(log, 4 * o_.hosts.size() + 50)) {
+      if (!line.starts_with("colltune-ib ")) continue;
+      const auto j = nlohmann::json::parse(line.substr(12), nullptr, false);
+      if (!j.is_object()) continue;
+      const int node = node_of(j.value("host", ""));
+      if (node >= 0) out[node] = ib_ports_from_json(j.value("ports", nlohmann::json::array()));
+    }
+    if (outcome.status != LaunchStatus::kDone || out.size() < o_.hosts.size()) {
+      event(fmt::format("InfiniBand ports {}: {} of {} nodes answered ({})", when, out.size(),
+                        o_.hosts.size(), name(outcome.status)));
+    }
+    return out;
+  }
+
+  int node_of(const std::string& host) const {
+    for (std::size_t i = 0; i < o_.hosts.size(); ++i) {
+      if (o_.hosts[i] == host || short_host(o_.hosts[i]) == short_host(host))
+        return static_cast<int>(i);
+    }
+    return -1;
+  }
+
+  // Few samples a launch: launches, not samples, are the unit of every verdict. The run's own
+  // watchdog fires well before the supervisor's limit, so its roll call names a silent rank.
+  std::vector<std::string> run_args(std::vector<std::string> workload) const {
+    for (const char* arg : {"-n", "2", "-w", "1", "--repetitions", "5", "--rank-samples"})
+      workload.emplace_back(arg);
+    workload.emplace_back("--timeout");
+    workload.push_back(fmt::format("{:g}", std::max(3.0, o_.launch_timeout_seconds / 3)));
+    return workload;
+  }
+  std::vector<std::string> pair_args() const {
+    // One size factor from the latency size to the large one: both in one launch.
+    const std::uint64_t factor = std::max<std::uint64_t>(2, o_.large_bytes / o_.small_bytes);
+    return run_args({"--coll", "pingpong,bw,bibw", "-b", std::to_string(o_.small_bytes), "-e",
+                     std::to_string(o_.small_bytes * factor), "-f", std::to_string(factor),
+                     "--window", std::to_string(o_.window)});
+  }
+
+  // The pairs' figures from one launch, from where its ranks really ran (a launcher may order
+  // nodes its own way): colltune run pairs rank r with r + n/2, and each sample of a pair is the
+  // slowest of its ranks'.
+  void add_pair_figures(const LaunchResult& l) {
+    const std::size_t n = l.rank_hosts.size();
+    for (const Record& rec : l.records) {
+      std::string metric;
+      if (rec.kind == CollKind::kPingpong && rec.bytes == o_.small_bytes) metric = "latency";
+      if (rec.kind == CollKind::kUniBw && rec.bytes > o_.small_bytes) metric = "bw";
+      if (rec.kind == CollKind::kBiBw && rec.bytes > o_.small_bytes) metric = "bibw";
+      if (metric.empty() || rec.skipped || rec.rank_samples_seconds.size() != n) continue;
+      std::map<NodePair, std::vector<double>> by_pair;
+      for (std::size_t r = 0; r < n / 2; ++r) {
+        const int a = node_of(l.rank_hosts[r]), b = node_of(l.rank_hosts[r + n / 2]);
+        if (a < 0 || b < 0 || a == b) continue;
+        auto& samples = by_pair[{std::min(a, b), std::max(a, b)}];
+        samples.resize(rec.samples_seconds.size(), 0);
+        for (const std::size_t rank : {r, r + n / 2}) {
+          for (std::size_t s = 0; s < samples.size(); ++s)
+            samples[s] = std::max(samples[s], rec.rank_samples_seconds[rank][s]);
+        }
+      }
+      for (auto& [pair, samples] : by_pair) figures_of(pair).launches[metric].push_back(samples);
+      if (metric == "bw") bw_bytes_ = rec.algbw_bytes;
+    }
+  }
+  PairFigures& figures_of(const NodePair& pair) {
+    for (auto& f : r_.input.pairs) {
+      if (f.pair == pair) return f;
+    }
+    return r_.input.pairs.emplace_back(PairFigures{pair, {}});
+  }
+
+  // Measures `pairs` in one launch; a failure is narrowed down: the nodes its ranks named
+  // silent are failed and the rest measured again, else each pair alone.
+  void measure_pairs(const PairRound& pairs, int pass) {
+    std::vector<std::string> first, second;
+    std::vector<std::string> labels;
+    for (const auto& [a, b] : pairs) {
+      first.push_back(o_.hosts[static_cast<std::size_t>(a)]);
+      second.push_back(o_.hosts[static_cast<std::size_t>(b)]);
+      labels.push_back(fmt::format("{}-{}", first.back(), second.back()));
+    }
+    std::vector<std::string> hosts = first;
+    hosts.insert(hosts.end(), second.begin(), second.end());
+    const LaunchResult l =
+        launch("pairs", hosts, pass, pair_args(), fmt::format("{}", fmt::join(labels, " ")));
+    if (l.ran == Ran::kDone) return add_pair_figures(l);
+    if (l.ran == Ran::kNotRun) return;
+    std::set<int> culprits;
+    for (const std::string& h : l.silent) {
+      const int n = node_of(h);
+      if (n >= 0 && std::find(hosts.begin(), hosts.end(), o_.hosts[static_cast<std::size_t>(n)]) !=
+                        hosts.end())
+        culprits.insert(n);
+    }
+    if (!culprits.empty()) {
+      for (const int n : culprits) {
+        r_.input.failed.emplace(n, l.reason);
+        event(fmt::format("{} failed: {}", o_.hosts[static_cast<std::size_t>(n)], l.reason));
+      }
+      PairRound rest;
+      for (const NodePair& p : pairs) {
+        if (!culprits.count(p.first) && !culprits.count(p.second)) rest.push_back(p);
+      }
+      if (!rest.empty()) measure_pairs(rest, pass);
+      return;
+    }
+    if (pairs.size() > 1) {
+      event(fmt::format("a launch of {} pairs failed naming no rank ({}): each pair alone",
+                        pairs.size(), l.reason));
+      for (const NodePair& p : pairs) measure_pairs({p}, pass);
+      return;
+    }
+    // Open MPI's words when it could not start its daemon on a node: nothing ran there.
+    const bool unreachable = l.reason.find("daemon") != std::string::npos;
+    r_.input.failed_pairs[pairs.front()] = (unreachable ? "unreachable: " : "") + l.reason;
+    event(fmt::format("pair {} failed: {}", labels.front(), l.reason));
+  }
+
+  bool excluded(const NodePair& p) const {
+    return r_.input.failed.count(p.first) || r_.input.failed.count(p.second) ||
+           r_.input.unreachable.count(p.first) || r_.input.unreachable.count(p.second);
+  }
+
+  void pairs_stage() {
+    const double begun = elapsed();
+    const int launches_before = r_.launches;
+    const int n = static_cast<int>(o_.hosts.size());
+    const std::vector<PairRound> rounds = pair_rounds(n, o_.matchings, o_.seed);
+    for (int pass = 1; pass <= o_.max_passes; ++pass) {
+      const bool extra = pass > o_.passes;
+      std::set<NodePair> undecided;
+      for (const PairVerdict& v : r_.judgement.pairs) {
+        if (v.undecided) undecided.insert(v.pair);
+      }
+      if (extra && undecided.empty()) break;
+      for (const PairRound& round : rounds) {
+        PairRound todo;
+        for (const NodePair& p : round) {
+          if (!excluded(p) && !r_.input.failed_pairs.count(p) && (!extra || undecided.count(p)))
+            todo.push_back(p);
+        }
+        if (!todo.empty()) measure_pairs(todo, pass);
+        if (out_of_time()) break;
+      }
+      if (pass >= o_.passes) r_.judgement = judge();
+      if (out_of_time()) break;
+    }
+    if (r_.judgement.nodes.empty()) r_.judgement = judge();
+    r_.stages.push_back(fmt::format(
+        "stage 2 (node pairs): {} rounds of disjoint pairs ({}), {} launches, {:.1f} s",
+        rounds.size(),
+        n <= kAllPairsMaxNodes ? "every pair"
+                               : fmt::format("{} random perfect matchings", o_.matchings),
+        r_.launches - launches_before, elapsed() - begun));
+  }
+
+  // A node every one of whose measured pairs failed, without naming it, failed itself.
+  HealthJudgement judge() {
+    std::map<int, int> failed_pairs, measured;
+    for (const auto& [pair, reason] : r_.input.failed_pairs) {
+      ++failed_pairs[pair.first];
+      ++failed_pairs[pair.second];
+    }
+    for (const PairFigures& f : r_.input.pairs) {
+      ++measured[f.pair.first];
+      ++measured[f.pair.second];
+    }
+    for (const auto& [node, count] : failed_pairs) {
+      if (count < 2 || measured[node] > 0 || r_.input.failed.count(node)) continue;
+      const std::string& reason =
+          std::find_if(r_.input.failed_pairs.begin(), r_.input.failed_pairs.end(), [&](auto& e) {
+            return e.first.first == node || e.first.second == node;
+          })->second;
+      if (reason.starts_with("unreachable: ")) {
+        r_.input.unreachable.emplace(node, reason.substr(13));
+      } else {
+        r_.input.failed.emplace(node, "every launch with it failed: " + reason);
+      }
+    }
+    return judge_health(r_.input, o_.rule);
+  }
+
+  void together_stage() {
+    std::vector<std::string> hosts;
+    for (const NodeVerdict& v : r_.judgement.nodes) {
+      if (v.verdict == HealthVerdict::kOk)
+        hosts.push_back(o_.hosts[static_cast<std::size_t>(v.node)]);
+    }
+    double predicted = 0;
+    for (const PairVerdict& v : r_.judgement.pairs) {
+      if (v.verdict != HealthVerdict::kOk) continue;
+      for (const PairFigures& f : r_.input.pairs) {
+        const auto it = f.pair == v.pair ? f.launches.find("bw") : f.launches.end();
+        if (it == f.launches.end()) continue;
+        double mean_log = 0;
+        for (const auto& s : it->second) mean_log += std::log(summarize(s).median);
+        const double gbps =
+            bw_bytes_ / std::exp(mean_log / static_cast<double>(it->second.size())) / 1e9;
+        predicted = predicted == 0 ? gbps : std::min(predicted, gbps);
+      }
+    }
+    if (hosts.size() < 2 || out_of_time()) {
+      r_.stages.push_back(
+          fmt::format("stage 3 (all nodes together): not run ({})",
+                      hosts.size() < 2 ? "fewer than 2 nodes left" : "the budget is spent"));
+      return;
+    }
+    const double begun = elapsed();
+    const int launches_before = r_.launches;
+    const std::string large = std::to_string(o_.large_bytes);
+    std::map<std::string, std::vector<double>> logs;
+    for (int pass = 1; pass <= o_.passes; ++pass) {
+      const LaunchResult l = launch("together", hosts, pass,
+                                    run_args({"--coll", "allreduce,alltoall", "-b", large, "-e",
+                                              large, "--in-place", "never"}),
+                                    fmt::format("{} nodes", hosts.size()));
+      if (l.ran == Ran::kFailed) event(fmt::format("all nodes together failed: {}", l.reason));
+      for (const Record& rec : l.records) {
+        if (rec.skipped) continue;
+        logs[rec.collective].push_back(std::log(rec.algbw_bytes * rec.bus_factor /
+                                                summarize(rec.samples_seconds).median / 1e9));
+      }
+    }
+    for (const auto& [coll, values] : logs) {
+      TogetherFigure t{coll};
+      double sum = 0;
+      for (double v : values) sum += v;
+      t.busbw_gbps = std::exp(sum / static_cast<double>(values.size()));
+      t.predicted_gbps = predicted;
+      t.launches = static_cast<int>(values.size());
+      t.verdict = predicted <= 0                              ? HealthVerdict::kNotJudged
+                  : t.busbw_gbps < kTogetherFloor * predicted ? HealthVerdict::kSlow
+                                                              : HealthVerdict::kOk;
+      r_.together.push_back(t);
+    }
+    r_.stages.push_back(fmt::format("stage 3 (all nodes together): {} nodes, {} launches, {:.1f} s",
+                                    hosts.size(), r_.launches - launches_before,
+                                    elapsed() - begun));
+  }
+
+  const HealthOptions& o_;
+  std::FILE* progress_;
+  HealthResult r_;
+  Manifest manifest_;
+  double bw_bytes_ = 0;
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+};
+
+}  // namespace
+
+std::vector<std::string> silent_hosts_in_log(const std::vector<std::string>& lines) {
+  static const std::regex kNamed(R"((?:rank \d+|ranks \d+-\d+) on ([^ ,;()]+))");
+  std::vector<std::string> hosts;
+  for (const std::string& line : lines) {
+    const auto at = line.find("roll call: ");
+    const auto end = line.find(" not answer", at);
+    if (at == std::string::npos || end == std::string::npos) continue;
+    const std::string part = line.substr(at, end - at);
+    for (std::sregex_iterator it(part.begin(), part.end(), kNamed), stop; it != stop; ++it) {
+      const std::string host = (*it)[1];
+      if (std::find(hosts.begin(), hosts.end(), host) == hosts.end()) hosts.push_back(host);
+    }
+    // Only the first report: a stopped rank that the job's teardown continues (SIGCONT before
+    // SIGTERM) runs its own roll call late and names the ranks already gone.
+    break;
+  }
+  return hosts;
+}
+
+HealthResult run_health(const HealthOptions& options, std::FILE* progress) {
+  become_subreaper();
+  return HealthRun(options, progress).run();
+}
+
+}  // namespace colltune

@@ -1,0 +1,73 @@
+#pragma once
+// colltune health's stages as supervised launches (node pairs in rounds, then all nodes
+// together), kept in a store as a sweep's are, and judged against the fleet. The driver's thread.
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "health/health_verdict.hpp"
+#include "sweep/spec.hpp"
+#include "topo/infiniband.hpp"
+
+namespace colltune {
+
+struct HealthOptions {
+  std::vector<std::string> hosts;  // the nodes, as the launcher names them; 2 or more, distinct
+  SweepSpec spec;                  // its launch keys: launcher, launcher_args, env
+  std::string backend = "mpi";
+  int ranks_per_node = 1;
+  std::string bind_to;                  // empty: the launcher's default
+  std::uint64_t small_bytes = 8;        // pingpong latency
+  std::uint64_t large_bytes = 1 << 20;  // bw and bibw, and the all-nodes collectives
+  int window = 8;                       // bw/bibw messages in flight
+  int passes = 2;                       // every pair launched this often (launches are the unit)
+  int max_passes = 4;                   // more, for pairs the first passes left undecided
+  double budget_seconds = 900;          // the whole check, wall clock
+  double launch_timeout_seconds = 60;   // one launch; a hang is ended and named at this
+  int matchings = 3;                    // beyond kAllPairsMaxNodes nodes
+  std::uint64_t seed = 1;
+  HealthRule rule;
+  std::string store_dir;  // made fresh
+  std::string colltune_path, colltune_version;
+};
+
+// Stage 3: all healthy nodes at once, against what the slowest healthy pair's bw predicts.
+struct TogetherFigure {
+  std::string collective;
+  double busbw_gbps = 0;      // geometric mean over launches of the busbw at each launch's median
+  double predicted_gbps = 0;  // the slowest ok pair's bw
+  int launches = 0;
+  HealthVerdict verdict = HealthVerdict::kNotJudged;
+};
+
+// Below this share of the slowest healthy pair's bw, all nodes together are called slow: a
+// collective over a fabric reaches less than one link's rate (its algorithm, the shared
+// switch), so the bound is loose and catches only what pairs cannot show.
+inline constexpr double kTogetherFloor = 0.5;
+
+struct HealthResult {
+  HealthInput input;
+  HealthJudgement judgement;
+  std::vector<TogetherFigure> together;
+  // InfiniBand: each node's ports before and after (node index -> ports), and what is wrong.
+  std::map<int, std::vector<IbPort>> ports_before, ports_after;
+  std::map<int, std::vector<std::string>> port_findings;
+  std::vector<std::string> stages;  // one line each: what ran, how many launches, seconds
+  std::vector<std::string> events;  // failures as they happened, with the culprit
+  bool budget_spent = false;
+  bool interrupted = false;
+  int launches = 0;
+  double seconds = 0;
+};
+
+// Runs every stage within the budget; a launch that fails or hangs names its culprit where the
+// ranks did (colltune run's roll call), and the check goes on without that node.
+HealthResult run_health(const HealthOptions& options, std::FILE* progress);
+
+// The hosts the first roll call in a colltune run log names as not answering ("roll call: rank 3
+// on n4 does not answer"), each once.
+std::vector<std::string> silent_hosts_in_log(const std::vector<std::string>& lines);
+
+}  // namespace colltune

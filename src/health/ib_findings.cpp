@@ -1,0 +1,76 @@
+#include "health/ib_findings.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace colltune {
+
+const std::vector<std::string>& ib_error_counters() {
+  static const std::vector<std::string> kCounters{"symbol_error",
+                                                  "link_error_recovery",
+                                                  "link_downed",
+                                                  "port_rcv_errors",
+                                                  "port_rcv_remote_physical_errors",
+                                                  "port_rcv_switch_relay_errors",
+                                                  "port_xmit_discards",
+                                                  "port_xmit_constraint_errors",
+                                                  "port_rcv_constraint_errors",
+                                                  "local_link_integrity_errors",
+                                                  "excessive_buffer_overrun_errors",
+                                                  "VL15_dropped"};
+  return kCounters;
+}
+
+std::map<int, std::vector<std::string>> port_findings(
+    const std::map<int, std::vector<IbPort>>& before,
+    const std::map<int, std::vector<IbPort>>& after) {
+  // The fleet's rate: the most common one among active ports (ties: the higher), so a node
+  // whose ports trained to a lower width or speed stands out.
+  std::map<double, int> rates;
+  for (const auto& [node, ports] : before) {
+    for (const IbPort& p : ports) {
+      if (p.active() && rate_gbps(p) > 0) ++rates[rate_gbps(p)];
+    }
+  }
+  double fleet_rate = 0;
+  int most = 0;
+  for (const auto& [rate, count] : rates) {
+    if (count >= most) {
+      most = count;
+      fleet_rate = rate;
+    }
+  }
+  std::map<int, std::vector<std::string>> out;
+  for (const auto& [node, ports] : before) {
+    const auto later = after.find(node);
+    for (const IbPort& p : ports) {
+      const std::string name = fmt::format("{}/{}", p.device, p.port);
+      const IbPort* then = nullptr;
+      if (later != after.end()) {
+        for (const IbPort& q : later->second) {
+          if (q.device == p.device && q.port == p.port) then = &q;
+        }
+      }
+      const IbPort& last = then ? *then : p;
+      if (!last.active()) {
+        out[node].push_back(fmt::format("{} is {}", name, last.state.empty() ? "?" : last.state));
+        continue;
+      }
+      if (rate_gbps(last) > 0 && rate_gbps(last) < fleet_rate) {
+        out[node].push_back(fmt::format("{} runs at {} while most ports run at {:g} Gb/sec", name,
+                                        last.rate, fleet_rate));
+      }
+      if (!then) continue;
+      for (const std::string& counter : ib_error_counters()) {
+        const auto a = p.counters.find(counter), b = then->counters.find(counter);
+        if (a == p.counters.end() || b == then->counters.end() || b->second <= a->second) continue;
+        out[node].push_back(
+            fmt::format("{} counted {} {} during the check", name, b->second - a->second, counter));
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace colltune

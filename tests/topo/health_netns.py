@@ -1,0 +1,175 @@
+"""colltune health on a 4-"node" cluster of network namespaces (1gbit links): a healthy cluster
+passes; a node whose link is throttled to half is named slow with its evidence and a drain line;
+a node whose ranks are SIGSTOPped mid-check is named failed, the rest still checked, and fake
+InfiniBand trees (COLLTUNE_IB_SYSFS_ROOT, one per node) show a port slower than the others and
+one that counts symbol errors during the check; bad input is exit 2 before any launch. Skipped (77) where namespaces cannot be created (not root)."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "sweep"))
+import sweep_harness as h  # noqa: E402
+from sweep_harness import check  # noqa: E402
+
+args = h.parse_args()
+repo = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+cluster = os.path.join(repo, "scripts", "netns-cluster.sh")
+agent = os.path.join(repo, "scripts", "netns-agent.sh")
+hosts = ["ct-node1", "ct-node2", "ct-node3", "ct-node4"]
+work = h.workdir()
+spec = h.write_spec(work, f"""
+name: health-netns
+hosts: [{", ".join(hosts)}]
+launcher_args: [--mca, plm_rsh_agent, {agent}, --mca, btl, "tcp,self,vader",
+                --mca, btl_tcp_if_include, 198.18.0.0/24, --mca, oob_tcp_if_include, 198.18.0.0/24,
+                --mca, mpi_yield_when_idle, 1, --oversubscribe]
+""")
+
+
+# One fake /sys/class/infiniband per node: ct-node4's port trained at half the rate.
+ib_root = os.path.join(work, "ib")
+for host in hosts:
+    port = os.path.join(ib_root, host, "mlx5_0", "ports", "1")
+    os.makedirs(os.path.join(port, "counters"))
+    for name, text in [("state", "4: ACTIVE"), ("link_layer", "InfiniBand"),
+                       ("rate", "100 Gb/sec (2X HDR)" if host == "ct-node4" else
+                        "200 Gb/sec (4X HDR)"), ("counters/symbol_error", "0"),
+                       ("counters/port_xmit_discards", "0")]:
+        with open(os.path.join(port, name), "w") as f:
+            f.write(text + "\n")
+ib_spec = h.write_spec(work, open(spec).read() + f"env: {{COLLTUNE_IB_SYSFS_ROOT: {ib_root}/%h}}\n",
+                       name="ib-spec.yaml")
+
+
+def health(*extra, limit=400):
+    results = os.path.join(work, f"results-{time.monotonic_ns()}")
+    proc = subprocess.run([args.colltune, "health", spec, "--results", results,
+                           "--launch-timeout", "30", *extra], env=h.mpi_env(),
+                          capture_output=True, text=True, timeout=limit)
+    return proc.returncode, proc.stdout, proc.stderr, results
+
+
+def shape(node, rate):
+    for command in (["tc", "qdisc", "replace", "dev", f"ctv{node}"],
+                    ["ip", "netns", "exec", f"ct-node{node}", "tc", "qdisc", "replace", "dev",
+                     "eth0"]):
+        subprocess.run(command + ["root", "tbf", "rate", rate, "burst", "256kb", "latency",
+                                  "100ms"], check=True)
+
+
+# Bad input: exit 2, one line naming what is wrong, and no launch (no store made).
+for extra, words in [(["--hosts", "ct-node1"], "allowed: 2 or more nodes"),
+                     (["--hosts", "ct-node1,ct-node2,ct-node1"], "listed twice"),
+                     (["--hosts", "ct-node1,elsewhere"], "not among the spec's hosts"),
+                     (["--hostfile", "/nonexistent/hosts"], "cannot be read"),
+                     (["--budget", "30"], "too small for one pass"),
+                     (["--backend", "gloo"], "allowed: mpi nccl")]:
+    code, out, err, results = health(*extra, limit=30)
+    lines = [l for l in err.splitlines() if l.strip()]
+    check(code == 2, f"{extra}: exit {code}, expected 2: {err}")
+    check(len(lines) == 1 and words in err, f"{extra}: expected one line with '{words}': {err}")
+    check(not os.path.exists(results), f"{extra}: a store was made before the input was checked")
+
+up = subprocess.run([cluster, "up", "4", "1gbit"], capture_output=True, text=True)
+if up.returncode != 0:
+    print(f"health_netns: skipped, cannot create network namespaces here: {up.stderr.strip()}")
+    subprocess.run([cluster, "down", "4"], capture_output=True)
+    sys.exit(77)
+try:
+    # Healthy: every node ok, exit 0, and the store reads back as a sweep's does.
+    code, out, err, results = health("--json", os.path.join(work, "healthy.json"))
+    print(out)
+    check(code == 0, f"healthy cluster: exit {code}: {out}{err[-1500:]}")
+    check("all 4 nodes ok" in out, f"healthy cluster: {out[:400]}")
+    report = json.load(open(os.path.join(work, "healthy.json")))
+    check([n["verdict"] for n in report["nodes"]] == ["ok"] * 4, f"nodes: {report['nodes']}")
+    check(len(report["pairs"]) == 6, f"{len(report['pairs'])} pairs, expected C(4,2) = 6")
+    store = h.the_store(results)
+    rep = subprocess.run([args.colltune, "report", store], capture_output=True, text=True)
+    check(rep.returncode == 0, f"report of the health store: {rep.stderr}")
+
+    # ct-node3's link at half the rate: slow in its 3 of 3 pairs, bw about 0.5x (500 of 1000
+    # mbit), the other nodes ok, and a drain line for it alone.
+    shape(3, "500mbit")
+    drain = os.path.join(work, "drain")
+    code, out, err, results = health("--drain", drain, "--json", os.path.join(work, "slow.json"))
+    print(out)
+    shape(3, "1gbit")
+    check(code == 1, f"throttled node: exit {code}, expected 1: {out}{err[-1500:]}")
+    check("1 of 4 nodes needs attention" in out and "ct-node3 slow:" in out, out[:600])
+    nodes = {n["node"]: n for n in json.load(open(os.path.join(work, "slow.json")))["nodes"]}
+    slow = nodes["ct-node3"]
+    check(slow["verdict"] == "slow" and slow["slow_pairs"] == 3 and slow["judged_pairs"] == 3,
+          f"ct-node3: {slow}")
+    check(slow["evidence"]["metric"] in ("bw", "bibw") and
+          0.4 < slow["evidence"]["ratio"] < 0.6, f"ct-node3's evidence: {slow['evidence']}")
+    check(all(nodes[n]["verdict"] == "ok" for n in hosts if n != "ct-node3"), f"{nodes}")
+    lines = open(drain).read().splitlines()
+    check(len(lines) == 1 and lines[0].startswith('nodename=ct-node3 state=drain reason="'),
+          f"drain lines: {lines}")
+
+    # ct-node2's ranks stopped mid-check: failed, named by the roll call, the rest checked.
+    results = os.path.join(work, "results-stopped")
+    started = time.monotonic()
+    proc = subprocess.Popen([args.colltune, "health", ib_spec, "--results", results,
+                             "--launch-timeout", "30", "--json",
+                             os.path.join(work, "stopped.json")],
+                            env=h.mpi_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+
+    def measuring():
+        # Mid-check: the first launch has written a record (its ranks are past start-up and
+        # their watchdog is armed).
+        for root, _, files in os.walk(results):
+            for f in files:
+                if f.endswith(".jsonl.partial") and os.path.getsize(os.path.join(root, f)) > 0:
+                    return True
+        return False
+
+    def stop_ranks():
+        pids = subprocess.run(["ip", "netns", "pids", "ct-node2"], capture_output=True,
+                              text=True).stdout.split()
+        stopped = 0
+        for pid in pids:
+            try:
+                command = open(f"/proc/{pid}/cmdline").read().split("\0")
+            except OSError:
+                continue
+            if command[:1] == [args.colltune] and "run" in command:
+                os.kill(int(pid), signal.SIGSTOP)
+                stopped += 1
+        return stopped
+
+    check(h.wait_for(measuring, 60, 0.1), "the check never started measuring")
+    check(h.wait_for(stop_ranks, 60, 0.2), "no colltune rank ever ran on ct-node2")
+    with open(os.path.join(ib_root, "ct-node1", "mlx5_0", "ports", "1", "counters",
+                           "symbol_error"), "w") as f:
+        f.write("3\n")  # errors counted on ct-node1's port during the check
+    out, err = proc.communicate(timeout=600)
+    seconds = time.monotonic() - started
+    print(out)
+    check(proc.returncode == 1, f"stopped node: exit {proc.returncode}: {out}{err[-1500:]}")
+    nodes = {n["node"]: n for n in json.load(open(os.path.join(work, "stopped.json")))["nodes"]}
+    check(nodes["ct-node2"]["verdict"] == "failed", f"ct-node2: {nodes['ct-node2']}")
+    check("does not answer" in nodes["ct-node2"]["reason"] or "hung" in nodes["ct-node2"]["reason"],
+          f"ct-node2's reason: {nodes['ct-node2']['reason']}")
+    for n in ("ct-node1", "ct-node3", "ct-node4"):
+        check(nodes[n]["verdict"] == "ok" and nodes[n]["judged_pairs"] >= 2,
+              f"{n} was not checked without ct-node2: {nodes[n]}")
+    check(seconds < 900, f"the check took {seconds:.0f} s, past its 900 s budget")
+    check(nodes["ct-node4"]["port_findings"] ==
+          ["mlx5_0/1 runs at 100 Gb/sec (2X HDR) while most ports run at 200 Gb/sec"],
+          f"ct-node4's ports: {nodes['ct-node4']['port_findings']}")
+    check(nodes["ct-node1"]["port_findings"] == ["mlx5_0/1 counted 3 symbol_error during the check"],
+          f"ct-node1's ports: {nodes['ct-node1']['port_findings']}")
+    check(nodes["ct-node3"]["port_findings"] == [], f"ct-node3: {nodes['ct-node3']}")
+    check("ct-node4 ports: mlx5_0/1 runs at 100 Gb/sec" in out, f"answer: {out[:800]}")
+    leftover = subprocess.run(["ip", "netns", "pids", "ct-node2"], capture_output=True,
+                              text=True).stdout.split()
+    check(not leftover, f"processes left in ct-node2: {leftover}")
+finally:
+    subprocess.run([cluster, "down", "4"], capture_output=True)
+h.finish("health_netns")

@@ -10,11 +10,11 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <set>
 
 #include "core/environment.hpp"
 #include "core/timestamp.hpp"
+#include "health/health_logs.hpp"
 #include "health/ib_findings.hpp"
 #include "store/atomic_file.hpp"
 #include "store/json_text.hpp"
@@ -175,17 +175,8 @@ class HealthRun {
               : fmt::format("the launch {} {}", name(outcome.status),
                             outcome.signal ? fmt::format("by signal {}", outcome.signal)
                                            : fmt::format("with exit {}", outcome.exit_code));
-      // The ranks' own words, best first: a roll call naming who stopped, a colltune error,
-      // the wrong-result count.
-      const std::vector<std::string> lines = tail_lines(log, 200);
-      for (const char* mark : {"roll call:", "colltune: ", "Out of bounds values"}) {
-        const auto it = std::find_if(lines.begin(), lines.end(), [&](const std::string& line) {
-          return line.find(mark) != std::string::npos;
-        });
-        if (it == lines.end()) continue;
-        result.reason += ": " + it->substr(0, 300);
-        break;
-      }
+      const std::string words = ranks_words(tail_lines(log, 200));
+      if (!words.empty()) result.reason += ": " + words;
     }
     save();
     return result;
@@ -212,12 +203,8 @@ class HealthRun {
     std::fprintf(progress_, "colltune health: [%d] InfiniBand ports %s\n", ++r_.launches,
                  when.c_str());
     const LaunchOutcome outcome = run_supervised(l, log, so);
-    for (const std::string& line : tail_lines(log, 4 * o_.hosts.size() + 50)) {
-      if (!line.starts_with("colltune-ib ")) continue;
-      const auto j = nlohmann::json::parse(line.substr(12), nullptr, false);
-      if (!j.is_object()) continue;
-      const int node = node_of(j.value("host", ""));
-      if (node >= 0) out[node] = ib_ports_from_json(j.value("ports", nlohmann::json::array()));
+    for (auto& [host, ports] : ib_lines(tail_lines(log, 4 * o_.hosts.size() + 50))) {
+      if (const int node = node_of(host); node >= 0) out[node] = std::move(ports);
     }
     if (outcome.status != LaunchStatus::kDone || out.size() < o_.hosts.size()) {
       event(fmt::format("InfiniBand ports {}: {} of {} nodes answered ({})", when, out.size(),
@@ -251,37 +238,10 @@ class HealthRun {
                      "--window", std::to_string(o_.window)});
   }
 
-  // The pairs' figures from one launch, from where its ranks really ran (a launcher may order
-  // nodes its own way): colltune run pairs rank r with r + n/2, and each sample of a pair is the
-  // slowest of its ranks'.
   void add_pair_figures(const LaunchResult& l) {
-    const std::size_t n = l.rank_hosts.size();
-    for (const Record& rec : l.records) {
-      std::string metric;
-      if (rec.kind == CollKind::kPingpong && rec.bytes == o_.small_bytes) metric = "latency";
-      if (rec.kind == CollKind::kUniBw && rec.bytes > o_.small_bytes) metric = "bw";
-      if (rec.kind == CollKind::kBiBw && rec.bytes > o_.small_bytes) metric = "bibw";
-      if (metric.empty() || rec.skipped || rec.rank_samples_seconds.size() != n) continue;
-      std::map<NodePair, std::vector<double>> by_pair;
-      for (std::size_t r = 0; r < n / 2; ++r) {
-        const int a = node_of(l.rank_hosts[r]), b = node_of(l.rank_hosts[r + n / 2]);
-        if (a < 0 || b < 0 || a == b) continue;
-        auto& samples = by_pair[{std::min(a, b), std::max(a, b)}];
-        samples.resize(rec.samples_seconds.size(), 0);
-        for (const std::size_t rank : {r, r + n / 2}) {
-          for (std::size_t s = 0; s < samples.size(); ++s)
-            samples[s] = std::max(samples[s], rec.rank_samples_seconds[rank][s]);
-        }
-      }
-      for (auto& [pair, samples] : by_pair) figures_of(pair).launches[metric].push_back(samples);
-      if (metric == "bw") bw_bytes_ = rec.algbw_bytes;
-    }
-  }
-  PairFigures& figures_of(const NodePair& pair) {
-    for (auto& f : r_.input.pairs) {
-      if (f.pair == pair) return f;
-    }
-    return r_.input.pairs.emplace_back(PairFigures{pair, {}});
+    std::vector<int> nodes;
+    for (const std::string& host : l.rank_hosts) nodes.push_back(node_of(host));
+    bw_bytes_ = std::max(bw_bytes_, add_launch_figures(r_.input, l.records, nodes, o_.small_bytes));
   }
 
   // Measures `pairs` in one launch; a failure is narrowed down: the nodes its ranks named
@@ -369,29 +329,8 @@ class HealthRun {
         r_.launches - launches_before, elapsed() - begun));
   }
 
-  // A node every one of whose measured pairs failed, without naming it, failed itself.
   HealthJudgement judge() {
-    std::map<int, int> failed_pairs, measured;
-    for (const auto& [pair, reason] : r_.input.failed_pairs) {
-      ++failed_pairs[pair.first];
-      ++failed_pairs[pair.second];
-    }
-    for (const PairFigures& f : r_.input.pairs) {
-      ++measured[f.pair.first];
-      ++measured[f.pair.second];
-    }
-    for (const auto& [node, count] : failed_pairs) {
-      if (count < 2 || measured[node] > 0 || r_.input.failed.count(node)) continue;
-      const std::string& reason =
-          std::find_if(r_.input.failed_pairs.begin(), r_.input.failed_pairs.end(), [&](auto& e) {
-            return e.first.first == node || e.first.second == node;
-          })->second;
-      if (reason.starts_with("unreachable: ")) {
-        r_.input.unreachable.emplace(node, reason.substr(13));
-      } else {
-        r_.input.failed.emplace(node, "every launch with it failed: " + reason);
-      }
-    }
+    blame_nodes_of_failed_pairs(r_.input);
     return judge_health(r_.input, o_.rule);
   }
 
@@ -401,19 +340,7 @@ class HealthRun {
       if (v.verdict == HealthVerdict::kOk)
         hosts.push_back(o_.hosts[static_cast<std::size_t>(v.node)]);
     }
-    double predicted = 0;
-    for (const PairVerdict& v : r_.judgement.pairs) {
-      if (v.verdict != HealthVerdict::kOk) continue;
-      for (const PairFigures& f : r_.input.pairs) {
-        const auto it = f.pair == v.pair ? f.launches.find("bw") : f.launches.end();
-        if (it == f.launches.end()) continue;
-        double mean_log = 0;
-        for (const auto& s : it->second) mean_log += std::log(summarize(s).median);
-        const double gbps =
-            bw_bytes_ / std::exp(mean_log / static_cast<double>(it->second.size())) / 1e9;
-        predicted = predicted == 0 ? gbps : std::min(predicted, gbps);
-      }
-    }
+    const double predicted = slowest_ok_pair_gbps(r_.input, r_.judgement, bw_bytes_);
     if (hosts.size() < 2 || out_of_time()) {
       r_.stages.push_back(
           fmt::format("stage 3 (all nodes together): not run ({})",
@@ -423,31 +350,16 @@ class HealthRun {
     const double begun = elapsed();
     const int launches_before = r_.launches;
     const std::string large = std::to_string(o_.large_bytes);
-    std::map<std::string, std::vector<double>> logs;
+    std::vector<std::vector<Record>> launches;
     for (int pass = 1; pass <= o_.passes; ++pass) {
       const LaunchResult l = launch("together", hosts, pass,
                                     run_args({"--coll", "allreduce,alltoall", "-b", large, "-e",
                                               large, "--in-place", "never"}),
                                     fmt::format("{} nodes", hosts.size()));
       if (l.ran == Ran::kFailed) event(fmt::format("all nodes together failed: {}", l.reason));
-      for (const Record& rec : l.records) {
-        if (rec.skipped) continue;
-        logs[rec.collective].push_back(std::log(rec.algbw_bytes * rec.bus_factor /
-                                                summarize(rec.samples_seconds).median / 1e9));
-      }
+      launches.push_back(l.records);
     }
-    for (const auto& [coll, values] : logs) {
-      TogetherFigure t{coll};
-      double sum = 0;
-      for (double v : values) sum += v;
-      t.busbw_gbps = std::exp(sum / static_cast<double>(values.size()));
-      t.predicted_gbps = predicted;
-      t.launches = static_cast<int>(values.size());
-      t.verdict = predicted <= 0                              ? HealthVerdict::kNotJudged
-                  : t.busbw_gbps < kTogetherFloor * predicted ? HealthVerdict::kSlow
-                                                              : HealthVerdict::kOk;
-      r_.together.push_back(t);
-    }
+    r_.together = together_figures(launches, predicted);
     r_.stages.push_back(fmt::format("stage 3 (all nodes together): {} nodes, {} launches, {:.1f} s",
                                     hosts.size(), r_.launches - launches_before,
                                     elapsed() - begun));
@@ -462,25 +374,6 @@ class HealthRun {
 };
 
 }  // namespace
-
-std::vector<std::string> silent_hosts_in_log(const std::vector<std::string>& lines) {
-  static const std::regex kNamed(R"((?:rank \d+|ranks \d+-\d+) on ([^ ,;()]+))");
-  std::vector<std::string> hosts;
-  for (const std::string& line : lines) {
-    const auto at = line.find("roll call: ");
-    const auto end = line.find(" not answer", at);
-    if (at == std::string::npos || end == std::string::npos) continue;
-    const std::string part = line.substr(at, end - at);
-    for (std::sregex_iterator it(part.begin(), part.end(), kNamed), stop; it != stop; ++it) {
-      const std::string host = (*it)[1];
-      if (std::find(hosts.begin(), hosts.end(), host) == hosts.end()) hosts.push_back(host);
-    }
-    // Only the first report: a stopped rank that the job's teardown continues (SIGCONT before
-    // SIGTERM) runs its own roll call late and names the ranks already gone.
-    break;
-  }
-  return hosts;
-}
 
 HealthResult run_health(const HealthOptions& options, std::FILE* progress) {
   become_subreaper();

@@ -33,20 +33,6 @@ struct HealthOptions {
   std::string colltune_path, colltune_version;
 };
 
-// Stage 3: all healthy nodes at once, against what the slowest healthy pair's bw predicts.
-struct TogetherFigure {
-  std::string collective;
-  double busbw_gbps = 0;      // geometric mean over launches of the busbw at each launch's median
-  double predicted_gbps = 0;  // the slowest ok pair's bw
-  int launches = 0;
-  HealthVerdict verdict = HealthVerdict::kNotJudged;
-};
-
-// Below this share of the slowest healthy pair's bw, all nodes together are called slow: a
-// collective over a fabric reaches less than one link's rate (its algorithm, the shared
-// switch), so the bound is loose and catches only what pairs cannot show.
-inline constexpr double kTogetherFloor = 0.5;
-
 struct HealthResult {
   HealthInput input;
   HealthJudgement judgement;
@@ -65,9 +51,5 @@ struct HealthResult {
 // Runs every stage within the budget; a launch that fails or hangs names its culprit where the
 // ranks did (colltune run's roll call), and the check goes on without that node.
 HealthResult run_health(const HealthOptions& options, std::FILE* progress);
-
-// The hosts the first roll call in a colltune run log names as not answering ("roll call: rank 3
-// on n4 does not answer"), each once.
-std::vector<std::string> silent_hosts_in_log(const std::vector<std::string>& lines);
 
 }  // namespace colltune

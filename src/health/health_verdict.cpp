@@ -217,4 +217,103 @@ HealthJudgement judge_health(const HealthInput& in, const HealthRule& rule) {
   return out;
 }
 
+double slowest_ok_pair_gbps(const HealthInput& in, const HealthJudgement& j, double bw_bytes) {
+  double slowest = 0;
+  for (const PairVerdict& v : j.pairs) {
+    if (v.verdict != HealthVerdict::kOk) continue;
+    for (const PairFigures& f : in.pairs) {
+      const auto it = f.pair == v.pair ? f.launches.find("bw") : f.launches.end();
+      if (it == f.launches.end() || it->second.empty()) continue;
+      double mean_log = 0;
+      for (const auto& launch : it->second) mean_log += log_median(launch);
+      const double gbps =
+          bw_bytes / std::exp(mean_log / static_cast<double>(it->second.size())) / 1e9;
+      slowest = slowest == 0 ? gbps : std::min(slowest, gbps);
+    }
+  }
+  return slowest;
+}
+
+std::vector<TogetherFigure> together_figures(const std::vector<std::vector<Record>>& launches,
+                                             double predicted_gbps) {
+  std::map<std::string, std::vector<double>> logs;  // collective -> log busbw per launch
+  for (const auto& records : launches) {
+    for (const Record& r : records) {
+      if (r.skipped || r.samples_seconds.empty()) continue;
+      logs[r.collective].push_back(
+          std::log(r.algbw_bytes * r.bus_factor / median_of(r.samples_seconds) / 1e9));
+    }
+  }
+  std::vector<TogetherFigure> out;
+  for (const auto& [coll, values] : logs) {
+    TogetherFigure t{coll};
+    double sum = 0;
+    for (double v : values) sum += v;
+    t.busbw_gbps = std::exp(sum / static_cast<double>(values.size()));
+    t.predicted_gbps = predicted_gbps;
+    t.launches = static_cast<int>(values.size());
+    t.verdict = predicted_gbps <= 0                              ? HealthVerdict::kNotJudged
+                : t.busbw_gbps < kTogetherFloor * predicted_gbps ? HealthVerdict::kSlow
+                                                                 : HealthVerdict::kOk;
+    out.push_back(t);
+  }
+  return out;
+}
+
+void blame_nodes_of_failed_pairs(HealthInput& in) {
+  std::map<int, int> failed_pairs, measured;
+  for (const auto& [pair, reason] : in.failed_pairs) {
+    ++failed_pairs[pair.first];
+    ++failed_pairs[pair.second];
+  }
+  for (const PairFigures& f : in.pairs) {
+    ++measured[f.pair.first];
+    ++measured[f.pair.second];
+  }
+  for (const auto& [node, count] : failed_pairs) {
+    if (count < 2 || measured[node] > 0 || in.failed.count(node)) continue;
+    const std::string& reason =
+        std::find_if(in.failed_pairs.begin(), in.failed_pairs.end(), [&](auto& e) {
+          return e.first.first == node || e.first.second == node;
+        })->second;
+    if (reason.starts_with("unreachable: ")) {
+      in.unreachable.emplace(node, reason.substr(13));
+    } else {
+      in.failed.emplace(node, "every launch with it failed: " + reason);
+    }
+  }
+}
+
+double add_launch_figures(HealthInput& in, const std::vector<Record>& records,
+                          const std::vector<int>& rank_nodes, std::uint64_t small_bytes) {
+  const std::size_t n = rank_nodes.size();
+  double bw_bytes = 0;
+  for (const Record& rec : records) {
+    std::string metric;
+    if (rec.kind == CollKind::kPingpong && rec.bytes == small_bytes) metric = "latency";
+    if (rec.kind == CollKind::kUniBw && rec.bytes > small_bytes) metric = "bw";
+    if (rec.kind == CollKind::kBiBw && rec.bytes > small_bytes) metric = "bibw";
+    if (metric.empty() || rec.skipped || rec.rank_samples_seconds.size() != n) continue;
+    std::map<NodePair, std::vector<double>> by_pair;
+    for (std::size_t r = 0; r < n / 2; ++r) {
+      const int a = rank_nodes[r], b = rank_nodes[r + n / 2];
+      if (a < 0 || b < 0 || a == b) continue;
+      auto& samples = by_pair[{std::min(a, b), std::max(a, b)}];
+      samples.resize(rec.samples_seconds.size(), 0);
+      for (const std::size_t rank : {r, r + n / 2}) {
+        for (std::size_t s = 0; s < samples.size(); ++s)
+          samples[s] = std::max(samples[s], rec.rank_samples_seconds[rank][s]);
+      }
+    }
+    for (auto& [pair, samples] : by_pair) {
+      auto f = std::find_if(in.pairs.begin(), in.pairs.end(),
+                            [&](const PairFigures& p) { return p.pair == pair; });
+      if (f == in.pairs.end()) f = in.pairs.insert(f, PairFigures{pair, {}});
+      f->launches[metric].push_back(samples);
+    }
+    if (metric == "bw") bw_bytes = rec.algbw_bytes;
+  }
+  return bw_bytes;
+}
+
 }  // namespace colltune

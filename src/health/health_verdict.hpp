@@ -8,6 +8,7 @@
 
 #include "core/decision.hpp"
 #include "health/health_plan.hpp"
+#include "store/record.hpp"
 
 namespace colltune {
 
@@ -69,6 +70,41 @@ struct HealthJudgement {
   bool any_undecided = false;
   std::vector<std::string> notes;  // what the data could not tell
 };
+
+// Stage 3: all healthy nodes at once, against what the slowest healthy pair's bw predicts.
+struct TogetherFigure {
+  std::string collective;
+  double busbw_gbps = 0;      // geometric mean over launches of the busbw at each launch's median
+  double predicted_gbps = 0;  // the slowest ok pair's bw
+  int launches = 0;
+  HealthVerdict verdict = HealthVerdict::kNotJudged;
+};
+
+// Below this share of the slowest healthy pair's bw, all nodes together are called slow: a
+// collective over a fabric reaches less than one link's rate (its algorithm, the shared
+// switch), so the bound is loose and catches only what pairs cannot show.
+inline constexpr double kTogetherFloor = 0.5;
+
+// Stage 3's reference: the bw of the slowest pair judged ok (`bw_bytes` moved per op), in GB/s;
+// 0 when none was.
+double slowest_ok_pair_gbps(const HealthInput& in, const HealthJudgement& j, double bw_bytes);
+
+// Each collective's busbw over the launches (each its records), against `predicted_gbps`.
+std::vector<TogetherFigure> together_figures(const std::vector<std::vector<Record>>& launches,
+                                             double predicted_gbps);
+
+// Adds one pair launch's figures to `in.pairs`, from where its ranks really ran (`rank_nodes`:
+// each rank's node index, -1 for none; a launcher may order nodes its own way): colltune run
+// pairs rank r with r + n/2, and each sample of a pair is the slowest of its ranks'. Latency is
+// pingpong at `small_bytes`, bw and bibw the larger size. Returns the bytes a bw op moves (0 if
+// none).
+double add_launch_figures(HealthInput& in, const std::vector<Record>& records,
+                          const std::vector<int>& rank_nodes, std::uint64_t small_bytes);
+
+// A node two or more of whose pair launches failed, none measured, and that no roll call named:
+// failed itself ("every launch with it failed"), or unreachable where its launcher said so (a
+// reason starting "unreachable: "). Adds to `in.failed` / `in.unreachable`.
+void blame_nodes_of_failed_pairs(HealthInput& in);
 
 // The rule: per metric, a pair's figure is the geometric mean of its launch medians; a node's
 // the median of its pairs'; the fleet's the median of its nodes'. A pair is slow where it is at

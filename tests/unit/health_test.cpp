@@ -9,6 +9,7 @@
 #include <random>
 #include <set>
 
+#include "health/health_logs.hpp"
 #include "health/health_run.hpp"
 #include "health/health_verdict.hpp"
 #include "health/ib_findings.hpp"
@@ -155,6 +156,33 @@ TEST(HealthVerdictRule, OneLaunchAPairDecidesNothing) {
   const HealthJudgement j = judge_health(synthetic(6, 1, 0.03, 3, {{0, 2.0}}));
   EXPECT_EQ(j.nodes[0].verdict, HealthVerdict::kOk);
   EXPECT_FALSE(j.notes.empty());
+}
+
+TEST(HealthFigures, PairsAreCutFromWhereTheRanksRan) {
+  Record bw;
+  bw.kind = CollKind::kUniBw;
+  bw.bytes = 1 << 20;
+  bw.algbw_bytes = 8.0 * (1 << 20);
+  bw.samples_seconds = {4, 4};
+  // Ranks 0-3 on nodes 3, 0, 1, 2: colltune run pairs rank 0 with 2 and 1 with 3, so the pairs
+  // are nodes (1, 3) and (0, 2), each sample the slower rank's.
+  bw.rank_samples_seconds = {{1, 4}, {2, 2}, {3, 1}, {2.5, 0.5}};
+  Record latency = bw;
+  latency.kind = CollKind::kPingpong;
+  latency.bytes = 8;
+  HealthInput in;
+  in.nodes = {"a", "b", "c", "d"};
+  EXPECT_EQ(add_launch_figures(in, {bw, latency}, {3, 0, 1, 2}, 8), 8.0 * (1 << 20));
+  ASSERT_EQ(in.pairs.size(), 2u);
+  std::map<NodePair, PairFigures> by_pair;
+  for (const auto& f : in.pairs) by_pair[f.pair] = f;
+  EXPECT_EQ(by_pair.at({1, 3}).launches.at("bw"), (LaunchSamples{{3, 4}}));
+  EXPECT_EQ(by_pair.at({0, 2}).launches.at("bw"), (LaunchSamples{{2.5, 2}}));
+  EXPECT_EQ(by_pair.at({0, 2}).launches.at("latency"), (LaunchSamples{{2.5, 2}}));
+  // A rank on no known node, or both of a pair on one node, measures no pair.
+  HealthInput none;
+  add_launch_figures(none, {bw}, {0, 0, 0, -1}, 8);
+  EXPECT_TRUE(none.pairs.empty());
 }
 
 TEST(HealthLog, RollCallNamesTheSilentHosts) {

@@ -1,0 +1,49 @@
+#include "health/health_logs.hpp"
+
+#include <algorithm>
+#include <regex>
+
+namespace colltune {
+
+std::vector<std::string> silent_hosts_in_log(const std::vector<std::string>& lines) {
+  static const std::regex kNamed(R"((?:rank \d+|ranks \d+-\d+) on ([^ ,;()]+))");
+  std::vector<std::string> hosts;
+  for (const std::string& line : lines) {
+    const auto at = line.find("roll call: ");
+    const auto end = line.find(" not answer", at);
+    if (at == std::string::npos || end == std::string::npos) continue;
+    const std::string part = line.substr(at, end - at);
+    for (std::sregex_iterator it(part.begin(), part.end(), kNamed), stop; it != stop; ++it) {
+      const std::string host = (*it)[1];
+      if (std::find(hosts.begin(), hosts.end(), host) == hosts.end()) hosts.push_back(host);
+    }
+    // Only the first report: a stopped rank that the job's teardown continues (SIGCONT before
+    // SIGTERM) runs its own roll call late and names the ranks already gone.
+    break;
+  }
+  return hosts;
+}
+
+std::string ranks_words(const std::vector<std::string>& lines) {
+  for (const char* mark : {"roll call:", "colltune: ", "Out of bounds values"}) {
+    const auto it = std::find_if(lines.begin(), lines.end(), [&](const std::string& line) {
+      return line.find(mark) != std::string::npos;
+    });
+    if (it != lines.end()) return it->substr(0, 300);
+  }
+  return "";
+}
+
+std::map<std::string, std::vector<IbPort>> ib_lines(const std::vector<std::string>& lines) {
+  std::map<std::string, std::vector<IbPort>> out;
+  for (const std::string& line : lines) {
+    if (!line.starts_with("colltune-ib ")) continue;
+    const auto j = nlohmann::json::parse(line.substr(12), nullptr, false);
+    if (!j.is_object() || !j.contains("host") || !j.at("host").is_string()) continue;
+    out[j.at("host").get<std::string>()] =
+        ib_ports_from_json(j.value("ports", nlohmann::json::array()));
+  }
+  return out;
+}
+
+}  // namespace colltune

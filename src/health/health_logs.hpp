@@ -1,0 +1,25 @@
+#pragma once
+// What colltune health reads back from a launch's log (the launcher's stdout and stderr): who
+// the ranks named, their own error words, the nodes' InfiniBand lines. Pure functions.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "topo/infiniband.hpp"
+
+namespace colltune {
+
+// The hosts the first roll call in a colltune run log names as not answering ("roll call: rank 3
+// on n4 does not answer"), each once.
+std::vector<std::string> silent_hosts_in_log(const std::vector<std::string>& lines);
+
+// The ranks' own words about a failure, best first: a roll call naming who stopped, a colltune
+// error line, the wrong-result count; at most 300 characters; "" when the log has none.
+std::string ranks_words(const std::vector<std::string>& lines);
+
+// Host -> its ports, from `colltune topo --ib-line` lines ("colltune-ib {json}"); other lines
+// and lines that are not JSON are passed over.
+std::map<std::string, std::vector<IbPort>> ib_lines(const std::vector<std::string>& lines);
+
+}  // namespace colltune

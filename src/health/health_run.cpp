@@ -62,8 +62,7 @@ class HealthRun {
     struct sigaction action {};
     action.sa_handler = on_health_interrupt;
     sigemptyset(&action.sa_mask);
-    sigaction(SIGINT, &action, nullptr);
-    sigaction(SIGTERM, &action, nullptr);
+    for (const int sig : {SIGINT, SIGTERM}) sigaction(sig, &action, nullptr);
     r_.ports_before = read_ports("before");
     pairs_stage();
     together_stage();
@@ -125,7 +124,8 @@ class HealthRun {
     fs::create_directories(o_.store_dir + "/points/" + point.id);
     const std::string records = o_.store_dir + "/" + launch_records_path(point.id, pass);
     const std::string log = o_.store_dir + "/" + launch_log_path(point.id, pass);
-    const Launch l = build_launch(spec, point, o_.colltune_path, records);
+    Launch l = build_launch(spec, point, o_.colltune_path, records);
+    if (spec.launcher == LauncherKind::kSrun) keep_srun_order(l, hosts, records + ".hosts");
     LaunchEntry entry;
     entry.point_id = point.id;
     entry.round = pass;
@@ -211,6 +211,23 @@ class HealthRun {
                         o_.hosts.size(), name(outcome.status)));
     }
     return out;
+  }
+
+  // srun places ranks in the allocation's node order, not the list's; the planned pairs need
+  // the list's order: --distribution=arbitrary with SLURM_HOSTFILE (a host per rank).
+  void keep_srun_order(Launch& l, const std::vector<std::string>& hosts,
+                       const std::string& hostfile) const {
+    std::string text;
+    for (const std::string& h : hosts) {
+      for (int k = 0; k < o_.ranks_per_node; ++k) text += h + "\n";
+    }
+    write_file_atomic(hostfile, text);
+    std::erase_if(l.argv, [](const std::string& a) { return a.starts_with("--ntasks-per-node="); });
+    l.argv.insert(l.argv.begin() + 1, "--distribution=arbitrary");
+    l.env["SLURM_HOSTFILE"] = hostfile;
+    for (std::string& a : l.argv) {
+      if (a.starts_with("--export=")) a += ",SLURM_HOSTFILE";
+    }
   }
 
   int node_of(const std::string& host) const {

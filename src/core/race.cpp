@@ -22,8 +22,6 @@ double binomial_half_cdf(std::size_t n, std::size_t k) {
   return sum;
 }
 
-double median_of(std::vector<double> values) { return summarize(std::move(values)).median; }
-
 }  // namespace
 
 std::string_view name(RaceOutcome outcome) {

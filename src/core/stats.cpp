@@ -17,6 +17,12 @@ double quantile_sorted(const std::vector<double>& sorted, double q) {
 
 }  // namespace
 
+double median_of(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  return quantile_sorted(values, 0.5);
+}
+
 Summary summarize(std::vector<double> samples, double z) {
   Summary s;
   s.n = samples.size();

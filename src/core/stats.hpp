@@ -20,6 +20,10 @@ struct Summary {
 // statistics; stddev is the sample standard deviation (n - 1). Empty input gives n == 0.
 Summary summarize(std::vector<double> samples, double z = 1.96);
 
+// The median as summarize() takes it (the mean of the two middle values for an even count); 0
+// for no values.
+double median_of(std::vector<double> values);
+
 // (ci_high - ci_low) / median: the relative width used to warn about noisy numbers.
 double relative_ci_width(const Summary& s);
 

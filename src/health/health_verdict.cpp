@@ -7,14 +7,10 @@
 #include <cmath>
 #include <set>
 
+#include "core/stats.hpp"
+
 namespace colltune {
 namespace {
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 // The better (smaller) of the two middle values: a node with one slow neighbour out of two keeps
 // its own figure instead of the average with the slow one.

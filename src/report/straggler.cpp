@@ -6,15 +6,10 @@
 #include <map>
 
 #include "core/sizes.hpp"
+#include "core/stats.hpp"
 
 namespace colltune {
 namespace {
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 std::string host_of(const Dataset& d, const std::string& point, std::size_t rank) {
   const auto it = d.contexts.find(point);

@@ -95,7 +95,8 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
       if (json_error.empty()) reporters.push_back(std::move(jsonl));
     }
     if (!options.nccl_tests_json_path.empty() && json_error.empty()) {
-      auto nccl_tests = std::make_unique<NcclTestsJsonReporter>(options.nccl_tests_json_path);
+      auto nccl_tests = std::make_unique<NcclTestsJsonReporter>(
+          options.nccl_tests_json_path, options.per_iter_timing, options.per_iter_skip);
       json_error = nccl_tests->open_error();
       if (json_error.empty()) reporters.push_back(std::move(nccl_tests));
     }

@@ -35,10 +35,6 @@ constexpr Unsupported kUnsupported[] = {
      "colltune measures NCCL's host-launched collectives only"},
     {"-M,--memory", "-M/--memory", "0", "colltune does not report memory use"},
     {"-u,--unalign", "-u/--unalign", "0", "colltune's buffers are always 256-byte aligned"},
-    {"-I,--per_iter_timing", "-I/--per_iter_timing", "0",
-     "colltune keeps every sample in its records (--json); one op per sample: --timing per-op "
-     "(-z 3)"},
-    {"-K,--per_iter_skip", "-K/--per_iter_skip", "0", "it needs -I, which colltune does not take"},
 };
 
 bool count_option(const CLI::App& app, const std::string& name) { return app.count(name) > 0; }
@@ -46,6 +42,53 @@ bool count_option(const CLI::App& app, const std::string& name) { return app.cou
 int zero_or_one(const std::string& text, std::string_view flag) {
   if (text == "0" || text == "1") return text == "1";
   throw ConfigError(fmt::format("{}: '{}' is not allowed; allowed: 0 or 1", flag, text));
+}
+
+// -I 1 times every iteration on its own, as nccl-tests does: -n iterations become -n samples of
+// one iteration (-m ops) each, every process's samples are kept, and -J writes nccl-tests'
+// per-iteration objects from them. Runs before -m multiplies policy.iters.
+void apply_per_iteration_flags(const CLI::App& app, const NcclTestsFlags& flags, RunOptions& o) {
+  const bool per_iter =
+      count_option(app, "-I") && zero_or_one(flags.per_iter_timing, "-I/--per_iter_timing") == 1;
+  if (count_option(app, "-K")) {
+    const int iterations = per_iter ? o.policy.iters : 0;
+    int skip = -1;
+    const std::string& text = flags.per_iter_skip;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), skip);
+    if (!per_iter && text != "0") {
+      throw ConfigError(fmt::format(
+          "-K/--per_iter_skip: '{}': it leaves iterations out of -I's summary; allowed: with "
+          "-I 1, or 0",
+          text));
+    }
+    if (per_iter &&
+        (ec != std::errc() || end != text.data() + text.size() || skip < 0 || skip >= iterations)) {
+      throw ConfigError(fmt::format(
+          "-K/--per_iter_skip: '{}' is not allowed; allowed: 0 to {} (below -n/--iters {})", text,
+          iterations - 1, iterations));
+    }
+    if (per_iter) o.per_iter_skip = skip;
+  }
+  if (!per_iter) return;
+  if (o.backend_options.graph) {
+    throw ConfigError(
+        "-I/--per_iter_timing: 1 times each iteration, and -G replays them as one graph; "
+        "allowed: -I 1 without -G, as in nccl-tests");
+  }
+  if (count_option(app, "--repetitions")) {
+    throw ConfigError(
+        "--repetitions: with -I 1 every one of -n/--iters iterations is a sample; allowed: -n N "
+        "and no --repetitions");
+  }
+  if (count_option(app, "--interleave") || count_option(app, "--interleave-set")) {
+    throw ConfigError(
+        "-I/--per_iter_timing: 1 reports one configuration's iterations; allowed: -I 1 "
+        "without --interleave");
+  }
+  o.per_iter_timing = true;
+  o.policy.repetitions = o.policy.iters;
+  o.policy.iters = 1;
+  o.policy.rank_samples = true;
 }
 
 }  // namespace
@@ -57,6 +100,8 @@ void add_nccl_tests_flags(CLI::App& app, NcclTestsFlags& flags) {
   app.add_option("-C,--report_cputime", flags.cputime);
   app.add_option("-p,--parallel_init", flags.parallel_init);
   app.add_option("-J,--output_file", flags.output_file);
+  app.add_option("-I,--per_iter_timing", flags.per_iter_timing);
+  app.add_option("-K,--per_iter_skip", flags.per_iter_skip);
   for (const Unsupported& u : kUnsupported) {
     app.add_option(u.names, flags.unsupported[u.shown])->group("");
   }
@@ -136,6 +181,7 @@ void apply_nccl_tests_flags(const CLI::App& app, const NcclTestsFlags& flags, bo
     }
     o.nccl_tests_json_path = path;
   }
+  apply_per_iteration_flags(app, flags, o);
 }
 
 }  // namespace colltune

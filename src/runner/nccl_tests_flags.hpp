@@ -1,6 +1,6 @@
 #pragma once
-// nccl-tests' flags that colltune reads its own way (-G N, -z, -C, -p, -J) or refuses with the
-// reason, so that an nccl-tests command line either runs as it would there or says why not.
+// nccl-tests' flags that colltune reads its own way (-G N, -z, -C, -p, -J, -I, -K) or refuses with
+// the reason, so that an nccl-tests command line either runs as it would there or says why not.
 
 #include <CLI/CLI.hpp>
 #include <map>
@@ -12,7 +12,7 @@ namespace colltune {
 
 // The flags' text as given; empty when absent.
 struct NcclTestsFlags {
-  std::string graph, blocking, cputime, parallel_init, output_file;
+  std::string graph, blocking, cputime, parallel_init, output_file, per_iter_timing, per_iter_skip;
   std::map<std::string, std::string> unsupported;  // "-I" -> its value
 };
 

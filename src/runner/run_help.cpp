@@ -112,6 +112,11 @@ Settings side by side in one launch:
                           nccl-tests' JSON (version 3) for its readers: one collective and
                           one configuration per file; time is the median sample (us); env is
                           colltune's allow-listed, redacted one
+  -I, --per_iter_timing 0|1
+                          1: each of -n iterations is timed alone, as a sample of its own
+                          (--repetitions is not taken); every process's times are kept, and
+                          -J adds nccl-tests' <half>_per_iter objects (its analyzer reads them)
+  -K, --per_iter_skip K   leading iterations left out of -I's statistics (0 to -n minus 1)
   -T, --timeout SECONDS   limit on each wait for launched work (warm-up, a sample, a check): NCCL
                           aborts its communicators past it; a job with no progress for it plus
                           a grace (2 s or 10%) is aborted (default 300, 0 = off)
@@ -119,7 +124,7 @@ Settings side by side in one launch:
 A size that runs past 5 s gets a progress line on stderr (samples and ops done of planned,
 seconds elapsed), at most one per 10 s.
 
-nccl-tests' -N -y -S -R -x -D -V -M -u -I -K are accepted at nccl-tests' default value and
+nccl-tests' -N -y -S -R -x -D -V -M -u are accepted at nccl-tests' default value and
 refused with the reason otherwise.
 
 Exit codes: 0 ok, 2 bad arguments, 7 wrong results, 5 nothing measured (every row skipped),

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -166,6 +168,81 @@ TEST_F(NcclTestsJson, ReadsBackAsItWasWritten) {
   EXPECT_DOUBLE_EQ(d.records[2].samples_seconds[0], 8e-6);
   EXPECT_EQ(d.records[3].wrong, 3u);
   EXPECT_DOUBLE_EQ(d.records[1].samples_seconds[0], 5e-6);
+}
+
+// -I 1 -K 1: two processes' iteration times; nccl-tests' statistics worked by hand over the
+// elementwise max after the first iteration: 11 12 11 13 15 9 15 30 16 20 (us), sorted
+// 9 11 11 12 13 15 15 16 20 30: p50 = sorted[5] = 15, p95 = p99 = the 10th (nearest rank),
+// mean 15.2, sum of squares 2642 - 10 x 15.2^2 = 331.6, population stdev sqrt(33.16).
+TEST_F(NcclTestsJson, PerIterationObjectsFollowNcclTests2196) {
+  const std::vector<double> a_us{50, 10, 12, 11, 13, 14, 9, 15, 30, 16, 20};
+  const std::vector<double> b_us{40, 11, 11, 11, 12, 15, 8, 14, 29, 16, 19};
+  Measurement m = measured(1024, false, 13e-6, 0);
+  m.samples_seconds.clear();
+  m.rank_samples_seconds.assign(2, {});
+  for (std::size_t i = 0; i < a_us.size(); ++i) {
+    m.rank_samples_seconds[0].push_back(a_us[i] * 1e-6);
+    m.rank_samples_seconds[1].push_back(b_us[i] * 1e-6);
+    m.samples_seconds.push_back(std::max(a_us[i], b_us[i]) * 1e-6);
+  }
+  Measurement in_place = m;
+  in_place.coll.in_place = true;
+  {
+    NcclTestsJsonReporter reporter(path_, true, 1);
+    reporter.begin(context());
+    reporter.add(in_place);  // measured first, still written second, as nccl-tests orders them
+    reporter.add(m);
+    reporter.end();
+  }
+  const auto j = nlohmann::ordered_json::parse(slurp(path_));
+  EXPECT_EQ(j["config"]["per_iter_timing"], "true");
+  EXPECT_EQ(j["config"]["per_iter_skip"], 1);
+  ASSERT_EQ(j["results"].size(), 1u);
+  const auto& row = j["results"][0];
+  std::vector<std::string> keys;
+  for (const auto& item : row.items()) keys.push_back(item.key());
+  EXPECT_EQ(keys,
+            (std::vector<std::string>{"size", "count", "type", "redop", "root", "out_of_place",
+                                      "out_of_place_per_iter", "in_place", "in_place_per_iter",
+                                      "actual_iterations", "experiment_name"}));
+  const auto& it = row["out_of_place_per_iter"];
+  keys.clear();
+  for (const auto& item : it.items()) keys.push_back(item.key());
+  EXPECT_EQ(keys, (std::vector<std::string>{"skipped_iterations", "min_us", "max_us", "avg_us",
+                                            "p50_us", "p95_us", "p99_us", "stdev_us", "cv_pct",
+                                            "times_us", "per_process_max_times_us"}));
+  EXPECT_EQ(it["skipped_iterations"], 1);
+  EXPECT_NEAR(it["min_us"].get<double>(), 9, 1e-9);
+  EXPECT_NEAR(it["max_us"].get<double>(), 30, 1e-9);
+  EXPECT_NEAR(it["avg_us"].get<double>(), 15.2, 1e-9);
+  EXPECT_NEAR(it["p50_us"].get<double>(), 15, 1e-9);
+  EXPECT_NEAR(it["p95_us"].get<double>(), 30, 1e-9);
+  EXPECT_NEAR(it["p99_us"].get<double>(), 30, 1e-9);
+  EXPECT_NEAR(it["stdev_us"].get<double>(), std::sqrt(33.16), 1e-9);
+  EXPECT_NEAR(it["cv_pct"].get<double>(), std::sqrt(33.16) / 15.2 * 100, 1e-9);
+  ASSERT_EQ(it["times_us"].size(), 11u);  // every iteration, the skipped one too
+  EXPECT_NEAR(it["times_us"][0].get<double>(), 50, 1e-9);
+  EXPECT_NEAR(it["times_us"][1].get<double>(), 11, 1e-9);
+  ASSERT_EQ(it["per_process_max_times_us"].size(), 2u);
+  EXPECT_NEAR(it["per_process_max_times_us"][1][0].get<double>(), 40, 1e-9);
+  EXPECT_NEAR(it["per_process_max_times_us"][0][6].get<double>(), 9, 1e-9);
+}
+
+TEST_F(NcclTestsJson, OneProcessHasNoPerProcessLists) {
+  Measurement m = measured(8, false, 4e-6, 0);
+  m.rank_samples_seconds = {m.samples_seconds};
+  {
+    NcclTestsJsonReporter reporter(path_, true, 0);
+    reporter.begin(context());
+    reporter.add(m);
+    reporter.end();
+  }
+  const auto j = nlohmann::json::parse(slurp(path_));
+  const auto& it = j["results"][0]["out_of_place_per_iter"];
+  EXPECT_FALSE(it.contains("per_process_max_times_us"));
+  EXPECT_EQ(it["times_us"].size(), 3u);
+  EXPECT_EQ(it["skipped_iterations"], 0);
+  EXPECT_FALSE(j["results"][0].contains("in_place_per_iter"));
 }
 
 TEST_F(NcclTestsJson, AnUnwritablePathIsReportedBeforeAnything) {

@@ -177,6 +177,25 @@ TEST(RunOptions, NcclTestsFlagsMapToColltunes) {
   EXPECT_EQ(parse_run_options({"-C", "1"}).policy.span, TimeSpan::kLaunch);
 }
 
+// -I 1: nccl-tests' -n iterations, each timed alone, become -n samples of one op; -m ops with
+// -m; every process's samples are kept for -J's per-process lists.
+TEST(RunOptions, PerIterationTimingMakesEachIterationASample) {
+  const RunOptions o = parse_run_options({"-I", "1", "-n", "50", "-K", "3", "-J", "o.json"});
+  EXPECT_TRUE(o.per_iter_timing);
+  EXPECT_EQ(o.per_iter_skip, 3);
+  EXPECT_EQ(o.policy.repetitions, 50);
+  EXPECT_EQ(o.policy.iters, 1);
+  EXPECT_TRUE(o.policy.rank_samples);
+  const RunOptions grouped =
+      parse_run_options({"--backend", "nccl", "-I", "1", "-n", "8", "-m", "4"});
+  EXPECT_EQ(grouped.policy.repetitions, 8);
+  EXPECT_EQ(grouped.policy.iters, 4);
+  const RunOptions off = parse_run_options({"-I", "0", "-K", "0"});
+  EXPECT_FALSE(off.per_iter_timing);
+  EXPECT_FALSE(off.policy.rank_samples);
+  EXPECT_EQ(off.policy.iters, 20);
+}
+
 TEST(RunOptions, NcclTestsFlagsRefusedSayWhy) {
   EXPECT_EQ(error_of({"-z", "1"}),
             "-z/--blocking: '1' is not allowed; allowed: 0 (ops back to back, = --timing batch) "
@@ -194,10 +213,20 @@ TEST(RunOptions, NcclTestsFlagsRefusedSayWhy) {
   EXPECT_EQ(error_of({"-G", "1"}),
             "-G/--graph: an NCCL setting the MPI backend has no use for; allowed: --backend nccl, "
             "or leave it out");
-  EXPECT_EQ(error_of({"-I", "1"}),
-            "-I/--per_iter_timing: '1': colltune keeps every sample in its records (--json); one "
-            "op per sample: --timing per-op (-z 3); allowed: 0 (nccl-tests' default), or leave it "
-            "out");
+  EXPECT_EQ(error_of({"-I", "2"}), "-I/--per_iter_timing: '2' is not allowed; allowed: 0 or 1");
+  EXPECT_EQ(error_of({"-K", "2"}),
+            "-K/--per_iter_skip: '2': it leaves iterations out of -I's summary; allowed: with -I "
+            "1, or 0");
+  EXPECT_EQ(error_of({"-I", "1", "-n", "10", "-K", "10"}),
+            "-K/--per_iter_skip: '10' is not allowed; allowed: 0 to 9 (below -n/--iters 10)");
+  EXPECT_EQ(error_of({"-I", "1", "-K", "-1"}),
+            "-K/--per_iter_skip: '-1' is not allowed; allowed: 0 to 19 (below -n/--iters 20)");
+  EXPECT_EQ(error_of({"--backend", "nccl", "-I", "1", "-G"}),
+            "-I/--per_iter_timing: 1 times each iteration, and -G replays them as one graph; "
+            "allowed: -I 1 without -G, as in nccl-tests");
+  EXPECT_EQ(error_of({"-I", "1", "--repetitions", "5"}),
+            "--repetitions: with -I 1 every one of -n/--iters iterations is a sample; allowed: -n "
+            "N and no --repetitions");
   EXPECT_EQ(error_of({"-N", "0"}),
             "-N/--run_cycles: '0': colltune measures each size once per run; more samples: "
             "--repetitions N; allowed: 1 (nccl-tests' default), or leave it out");

@@ -6,6 +6,8 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -14,6 +16,8 @@
 #include "core/environment.hpp"
 #include "core/placement_check.hpp"
 #include "core/timestamp.hpp"
+#include "topo/ceilings.hpp"
+#include "topo/gpu_probe.hpp"
 #include "topo/infiniband.hpp"
 #include "topo/topology.hpp"
 
@@ -99,6 +103,41 @@ std::vector<std::string> health_warnings(const std::vector<std::string>& version
   return out;
 }
 
+// "kind index gbps" lines of this host's ceilings, measured by its first rank only: the
+// others would copy at the same time and share its memory bandwidth.
+std::string my_ceilings(const MpiWorld& world, const std::vector<std::string>& hosts,
+                        const std::string& backend) {
+  const auto first = std::find(hosts.begin(), hosts.end(), world.host());
+  if (first - hosts.begin() != world.rank()) return "";
+  Topology topo;
+  std::vector<Ceiling> all = measure_host_ceilings(topo);
+  std::string why;
+  if (backend == "nccl") {
+    for (auto& c : measure_device_ceilings(why)) all.push_back(std::move(c));
+  }
+  std::string out;
+  for (const Ceiling& c : all) out += fmt::format("{} {} {}\n", c.kind, c.numa, c.gbps);
+  return out;
+}
+
+std::vector<CopyCeiling> gather_ceilings(const MpiWorld& world,
+                                         const std::vector<std::string>& hosts,
+                                         const std::string& backend) {
+  const auto lines = world.all_gather(my_ceilings(world, hosts, backend));
+  std::vector<CopyCeiling> out;
+  for (std::size_t p = 0; p < lines.size(); ++p) {
+    for (const std::string& line : split_fields(lines[p], '\n')) {
+      CopyCeiling c;
+      c.host = hosts[p];
+      char kind[64] = "";
+      if (std::sscanf(line.c_str(), "%63s %d %lf", kind, &c.index, &c.gbps) != 3) continue;
+      c.kind = kind;
+      out.push_back(std::move(c));
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 bool under_launcher() {
@@ -174,6 +213,7 @@ RunContext gather_context(const MpiWorld& world, const Communicator& comm,
   c.repetitions = options.policy.repetitions;
   c.check_rounds = options.policy.check_rounds;
   c.environment = allowed_environment(environ);
+  if (options.copy_ceiling) c.copy_ceilings = gather_ceilings(world, hosts, c.backend);
   return c;
 }
 

@@ -68,6 +68,15 @@ struct RankPlacement {
   std::string gpu_model;  // its name, memory and compute capability; "" without a GPU
 };
 
+// One memcpy ceiling of one host: per NUMA node ("host_memcpy", index = the node) and per GPU
+// ("device_memcpy", index = the CUDA device), bytes copied per second in GB (1e9).
+struct CopyCeiling {
+  std::string host;
+  std::string kind;
+  int index = -1;
+  double gbps = 0;
+};
+
 struct RunContext {
   std::string colltune_version;
   std::string git_revision;
@@ -95,6 +104,7 @@ struct RunContext {
   int check_rounds = 0;
   std::map<std::string, std::string> environment;  // allow-listed, secrets redacted
   std::vector<std::string> warnings;               // health and placement checks that failed
+  std::vector<CopyCeiling> copy_ceilings;          // --copy-ceiling: every host's; else empty
 };
 
 }  // namespace colltune

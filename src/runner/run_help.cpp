@@ -52,6 +52,9 @@ usage: mpirun -np N colltune run [options]
                           count their slowest
   --rank-samples          records keep each process's own samples too (rank_samples_seconds),
                           so a report can name the rank that lags the others
+  --copy-ceiling          the first rank of each host measures its memcpy bandwidth per NUMA
+                          node (and GPU) before any timing, into the records' context
+                          (copy_ceilings); the other ranks wait. Takes about a second
   --repetitions N         samples per size (default 10; racing: the most turns, default 20);
                           each is the max over ranks
   --window N              messages in flight per bw/bibw op (default 64, as OSU)

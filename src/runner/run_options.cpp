@@ -168,6 +168,7 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   app.add_option("-a,--average", reduction);
   app.add_option("--window", window);
   app.add_flag("--rank-samples", o.policy.rank_samples);
+  app.add_flag("--copy-ceiling", o.copy_ceiling);
   std::string exchange = "uniform", exchange_seed;
   app.add_option("--exchange", exchange);
   app.add_option("--exchange-seed", exchange_seed);

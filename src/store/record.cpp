@@ -81,6 +81,10 @@ nlohmann::json to_json(const RunContext& c) {
                          {"gpu_numa", p.gpu_numa},
                          {"gpu_model", p.gpu_model}});
   }
+  nlohmann::json ceilings = nlohmann::json::array();
+  for (const auto& x : c.copy_ceilings) {
+    ceilings.push_back({{"host", x.host}, {"kind", x.kind}, {"index", x.index}, {"gbps", x.gbps}});
+  }
   return {
       {"colltune_version", c.colltune_version},
       {"git_revision", c.git_revision},
@@ -108,6 +112,7 @@ nlohmann::json to_json(const RunContext& c) {
       {"check_rounds", c.check_rounds},
       {"environment", c.environment},
       {"warnings", c.warnings},
+      {"copy_ceilings", ceilings},
   };
 }
 
@@ -118,6 +123,15 @@ std::vector<RankPlacement> placement_from_json(const nlohmann::json& placement) 
                    p.value("cores", ""), p.value("numa", ""), p.value("host_pus", 0),
                    p.value("nic_numa", ""), p.value("gpu", ""), p.value("gpu_numa", ""),
                    p.value("gpu_model", "")});
+  }
+  return out;
+}
+
+std::vector<CopyCeiling> copy_ceilings_from_json(const nlohmann::json& context) {
+  std::vector<CopyCeiling> out;
+  for (const auto& x : context.value("copy_ceilings", nlohmann::json::array())) {
+    out.push_back(
+        {x.value("host", ""), x.value("kind", ""), x.value("index", -1), x.value("gbps", 0.0)});
   }
   return out;
 }

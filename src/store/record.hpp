@@ -26,6 +26,9 @@ nlohmann::json to_json(const Measurement& m);
 // context.placement back into structs; missing fields stay empty (older records).
 std::vector<RankPlacement> placement_from_json(const nlohmann::json& placement);
 
+// context.copy_ceilings back into structs; empty where the run did not measure them.
+std::vector<CopyCeiling> copy_ceilings_from_json(const nlohmann::json& context);
+
 // One JSONL record: the measurement with the full context under "context".
 nlohmann::json make_record(const Measurement& m, const RunContext& context);
 

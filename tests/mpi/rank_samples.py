@@ -1,7 +1,8 @@
 """--rank-samples keeps each rank's own samples: one list per rank, each as long as the
 records' samples, whose element-wise maximum is the recorded sample (the default -a max); and a
 rank delayed by 5 ms an op (test-only, inside its own timed region) is the one `colltune report`
-names as lagging, with its host. Without --rank-samples the field is null."""
+names as lagging, with its host. Without --rank-samples the field is null. --copy-ceiling adds the host's memcpy bandwidth, once per
+NUMA node and not once per rank."""
 import os
 import socket
 import subprocess
@@ -39,7 +40,17 @@ check(f"rank {late} on {socket.gethostname()} lags" in md,
 check("rank 0 on" not in md.replace(f"rank {late} on", ""), "a rank without delay is named")
 plain = os.path.join(work, "plain.jsonl")
 code, _, stderr, _ = harness.run(args, ["--coll", "allreduce", "-b", "8", "-e", "8", "-n", "2",
-                                        "--repetitions", "2", "--json", plain], limit_seconds=60)
+                                        "--repetitions", "2", "--copy-ceiling", "--json", plain],
+                                 limit_seconds=60)
 check(code == 0 and all(r["rank_samples_seconds"] is None for r in harness.read_jsonl(plain)),
       "without --rank-samples the field is not null")
+# --copy-ceiling: one host_memcpy figure per NUMA node of the one host (sysfs counts them),
+# measured once however many ranks share the host; none without the flag.
+numa_nodes = sorted(int(d[4:]) for d in os.listdir("/sys/devices/system/node")
+                    if d.startswith("node") and d[4:].isdigit())
+ceilings = harness.read_jsonl(plain)[0]["context"]["copy_ceilings"]
+check(sorted(c["index"] for c in ceilings) == numa_nodes and
+      all(c["host"] == socket.gethostname() and c["kind"] == "host_memcpy" and c["gbps"] > 0.05
+          for c in ceilings), f"copy_ceilings {ceilings}, expected one per {numa_nodes} NUMA node")
+check(records[0]["context"]["copy_ceilings"] == [], "copy_ceilings without --copy-ceiling")
 harness.finish("rank_samples")

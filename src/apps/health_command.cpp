@@ -157,16 +157,25 @@ int health_command(const std::vector<std::string>& args) {
   app.add_option("--backend", o.backend, "mpi or nccl (default mpi)");
   app.add_option("--ranks-per-node", o.ranks_per_node, "ranks on each node (default 1)")
       ->check(CLI::Range(1, 256));
+  std::string alone = "auto";
+  app.add_option("--alone", alone,
+                 "stage 1, each node alone: on, off, or auto (default: on up to 64 nodes; it "
+                 "takes a launch per node and pass)");
+  int node_ranks = 0;
+  app.add_option("--node-ranks", node_ranks,
+                 "stage 1's ranks on each node alone (default: --ranks-per-node, at least 2 with "
+                 "--backend mpi; on NCCL give the node's GPU count)")
+      ->check(CLI::Range(1, 256));
   app.add_option("--bind-to", o.bind_to, "the launcher's binding (default: its own)");
   app.add_option("--large", a.large,
                  "the size of bw, bibw and the all-nodes collectives "
                  "(default 1M)");
   app.add_option("--window", o.window, "bw/bibw messages in flight (default 8)")
       ->check(CLI::Range(1, 1024));
-  app.add_option("--passes", o.passes, "launches of every pair (default 2)")
+  app.add_option("--passes", o.passes, "launches of every node alone and every pair (default 2)")
       ->check(CLI::Range(2, 20));
   app.add_option("--max-passes", o.max_passes,
-                 "launches of a pair the first passes left undecided (default 4)")
+                 "launches of a node or pair the first passes left undecided (default 4)")
       ->check(CLI::Range(2, 50));
   app.add_option("--budget", o.budget_seconds, "seconds for the whole check (default 900)")
       ->check(CLI::Range(1.0, 1e6));
@@ -186,6 +195,9 @@ int health_command(const std::vector<std::string>& args) {
     throw ConfigError(fmt::format("--backend: '{}' is not allowed; allowed: mpi nccl", o.backend));
   }
   o.max_passes = std::max(o.max_passes, o.passes);
+  // One MPI rank alone talks to no one: stage 1 needs two to exercise the node's own transport.
+  o.node_ranks =
+      node_ranks > 0 ? node_ranks : std::max(o.ranks_per_node, o.backend == "mpi" ? 2 : 1);
   o.large_bytes = parse_bytes(a.large, "--large");
   if (!a.spec_path.empty()) {
     std::ifstream in(a.spec_path);
@@ -238,6 +250,14 @@ int health_command(const std::vector<std::string>& args) {
     }
   }
   check_hosts(o.hosts, from);
+  if (alone != "auto" && alone != "on" && alone != "off") {
+    throw ConfigError(fmt::format("--alone: '{}' is not allowed; allowed: auto on off", alone));
+  }
+  o.alone = alone == "off" ? "--alone off"
+            : alone == "auto" && o.hosts.size() > kAloneAutoMaxNodes
+                ? fmt::format("{} nodes: --alone auto runs it up to {}, a launch per node and pass",
+                              o.hosts.size(), kAloneAutoMaxNodes)
+                : "on";
   // Spec hosts given beside --hosts: a host outside them is not one of the cluster's.
   if (from.starts_with("--") && !o.spec.hosts.empty()) {
     for (const std::string& h : o.hosts) {

@@ -1,6 +1,9 @@
 #include "health/health_logs.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <fstream>
 #include <regex>
 
 namespace colltune {
@@ -42,6 +45,22 @@ std::map<std::string, std::vector<IbPort>> ib_lines(const std::vector<std::strin
     if (!j.is_object() || !j.contains("host") || !j.at("host").is_string()) continue;
     out[j.at("host").get<std::string>()] =
         ib_ports_from_json(j.value("ports", nlohmann::json::array()));
+  }
+  return out;
+}
+
+LaunchReadback read_launch_records(const std::string& path) {
+  LaunchReadback out;
+  std::ifstream in(path);
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    const auto j = nlohmann::json::parse(line);
+    out.records.push_back(record_from_json(j, fmt::format("{}:{}", path, n)));
+    if (out.rank_hosts.empty()) {
+      for (const RankPlacement& p : placement_from_json(j.at("context").at("placement")))
+        out.rank_hosts.push_back(p.host);
+      out.ceilings = copy_ceilings_from_json(j.at("context"));
+    }
   }
   return out;
 }

@@ -1,11 +1,13 @@
 #pragma once
-// What colltune health reads back from a launch's log (the launcher's stdout and stderr): who
-// the ranks named, their own error words, the nodes' InfiniBand lines. Pure functions.
+// What colltune health reads back from a launch: its records, and from its log (the launcher's
+// stdout and stderr) who the ranks named, their own error words, the nodes' InfiniBand lines.
 
 #include <map>
 #include <string>
 #include <vector>
 
+#include "core/measurement.hpp"
+#include "store/record.hpp"
 #include "topo/infiniband.hpp"
 
 namespace colltune {
@@ -21,5 +23,15 @@ std::string ranks_words(const std::vector<std::string>& lines);
 // Host -> its ports, from `colltune topo --ib-line` lines ("colltune-ib {json}"); other lines
 // and lines that are not JSON are passed over.
 std::map<std::string, std::vector<IbPort>> ib_lines(const std::vector<std::string>& lines);
+
+struct LaunchReadback {
+  std::vector<Record> records;
+  std::vector<std::string> rank_hosts;  // each rank's host, from the records' placement
+  std::vector<CopyCeiling> ceilings;    // --copy-ceiling's figures, from the records' context
+};
+
+// A finished launch's JSONL records (digest_records found them whole). Throws ConfigError
+// naming the line of a record that does not read.
+LaunchReadback read_launch_records(const std::string& path);
 
 }  // namespace colltune

@@ -16,11 +16,23 @@ std::string p_text(double p) { return p < 0.001 ? "p < 0.001" : fmt::format("p =
 // "bw 0.49x the fleet median": a time ratio shown as the figure's own (bandwidth falls, latency
 // rises).
 std::string ratio_text(const Evidence& e) {
-  return e.metric == "latency" ? fmt::format("latency {:.2f}x the fleet median", 1 / e.ratio)
-                               : fmt::format("{} {:.2f}x the fleet median", e.metric, e.ratio);
+  return e.metric.ends_with("latency")
+             ? fmt::format("{} {:.2f}x the fleet median", e.metric, 1 / e.ratio)
+             : fmt::format("{} {:.2f}x the fleet median", e.metric, e.ratio);
+}
+
+const AloneVerdict* alone_of(const HealthResult& r, int node) {
+  for (const AloneVerdict& a : r.judgement.alone) {
+    if (a.node == node) return &a;
+  }
+  return nullptr;
 }
 
 std::string node_reason(const HealthResult& r, const NodeVerdict& v) {
+  if (v.verdict == HealthVerdict::kSlow && v.slow_alone) {
+    return fmt::format("slow alone: {} over {} launches ({})", ratio_text(v.worst),
+                       v.worst.launches, p_text(v.worst.p));
+  }
   if (v.verdict == HealthVerdict::kSlow) {
     return fmt::format("slow: {} in {} of {} pairs ({})", ratio_text(v.worst), v.slow_pairs,
                        v.judged_pairs, p_text(v.worst.p));
@@ -120,22 +132,35 @@ std::string health_text(const HealthResult& r, const HealthRule& rule) {
       "slow in most of its pairs is slow, a slow pair of two fine nodes is a slow "
       "link.\n",
       rule.min_effect * 100, rule.alpha);
-  out += "\nStages:\n  stage 1 (each node alone): not measured by this version\n";
+  out += "\nStages:\n";
   for (const std::string& s : r.stages) out += "  " + s + "\n";
   out += fmt::format("  {} launches, {:.1f} s\n", r.launches, r.seconds);
   out += "\nNodes:\n";
   out += fmt::format("  {:<24} {:<12} {}\n", "node", "verdict", "evidence");
   for (const NodeVerdict& v : r.judgement.nodes) {
-    std::string evidence = v.judged_pairs > 0
+    std::string evidence = v.judged_pairs > 0 && !v.slow_alone
                                ? fmt::format("{}, slow in {} of {} pairs", ratio_text(v.worst),
                                              v.slow_pairs, v.judged_pairs)
                                : v.reason;
+    if (v.slow_alone) evidence = node_reason(r, v);
     if (is_bad(v.verdict) && v.verdict != HealthVerdict::kSlow) evidence = v.reason;
     if (v.link_only) evidence += "; a link of it is bad";
     if (const auto it = r.port_findings.find(v.node); it != r.port_findings.end()) {
       for (const std::string& f : it->second) evidence += "; port " + f;
     }
     out += fmt::format("  {:<24} {:<12} {}\n", host(r, v.node), name(v.verdict), evidence);
+  }
+  if (!r.judgement.alone.empty()) {
+    out += "\nEach node alone (its worst metric: time of one op, or a memcpy's seconds per GB):\n";
+    out += fmt::format("  {:<24} {:<10} {:<18} {:>10} {:>10} {:>7} {:>9} {}\n", "node", "verdict",
+                       "metric", "median_us", "fleet_us", "ratio", "p", "launches");
+    for (const AloneVerdict& a : r.judgement.alone) {
+      out += fmt::format("  {:<24} {:<10} {:<18} {:>10.2f} {:>10.2f} {:>7.3f} {:>9.2g} {}{}\n",
+                         host(r, a.node), std::string(name(a.verdict)) + (a.undecided ? "?" : ""),
+                         a.worst.metric, a.worst.median_seconds * 1e6, a.worst.fleet_seconds * 1e6,
+                         a.worst.ratio, a.worst.p, a.worst.launches,
+                         a.undecided ? " (undecided)" : "");
+    }
   }
   out += "\nPairs (time of one op, median over launches; fleet median and launch spread):\n";
   out += fmt::format("  {:<36} {:<10} {:<8} {:>10} {:>10} {:>7} {:>9} {}\n", "pair", "verdict",
@@ -156,9 +181,13 @@ std::string health_text(const HealthResult& r, const HealthRule& rule) {
     for (const TogetherFigure& t : r.together) {
       out += fmt::format(
           "  {:<10} {:>9.3f} GB/s, {:.2f}x the slowest healthy pair's bw "
-          "({:.3f} GB/s), {} launches: {}\n",
+          "({:.3f} GB/s), {} launches: {}{}\n",
           t.collective, t.busbw_gbps, t.predicted_gbps > 0 ? t.busbw_gbps / t.predicted_gbps : 0,
-          t.predicted_gbps, t.launches, name(t.verdict));
+          t.predicted_gbps, t.launches, name(t.verdict),
+          t.verdict == HealthVerdict::kNotJudged && t.predicted_gbps > 0
+              ? " (Open MPI's allreduce on a node count not a power of two is no ring: a pair's "
+                "bw does not predict it)"
+              : "");
     }
   }
   return out;
@@ -187,9 +216,15 @@ nlohmann::json health_json(const HealthResult& r, const HealthRule& rule) {
                    {"notes", r.judgement.notes}};
   j["nodes"] = nlohmann::json::array();
   for (const NodeVerdict& v : r.judgement.nodes) {
+    const AloneVerdict* alone = alone_of(r, v.node);
     j["nodes"].push_back(
         {{"node", host(r, v.node)},
          {"verdict", name(v.verdict)},
+         {"slow_alone", v.slow_alone},
+         {"alone", alone ? nlohmann::json{{"verdict", name(alone->verdict)},
+                                          {"undecided", alone->undecided},
+                                          {"evidence", evidence(alone->worst)}}
+                         : nlohmann::json(nullptr)},
          {"slow_pairs", v.slow_pairs},
          {"judged_pairs", v.judged_pairs},
          {"evidence", evidence(v.worst)},

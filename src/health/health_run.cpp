@@ -9,11 +9,12 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <set>
 
 #include "core/environment.hpp"
 #include "core/timestamp.hpp"
+#include "health/health_alone.hpp"
+#include "health/health_args.hpp"
 #include "health/health_logs.hpp"
 #include "health/ib_findings.hpp"
 #include "store/atomic_file.hpp"
@@ -38,6 +39,7 @@ struct LaunchResult {
   Ran ran = Ran::kNotRun;
   std::vector<Record> records;
   std::vector<std::string> rank_hosts;  // each rank's host, from the records' placement
+  std::vector<CopyCeiling> ceilings;    // --copy-ceiling's figures, from the records' context
   std::vector<std::string> silent;      // hosts the ranks named as not answering
   std::string reason;                   // what happened, for a failed launch
 };
@@ -64,16 +66,12 @@ class HealthRun {
     sigemptyset(&action.sa_mask);
     for (const int sig : {SIGINT, SIGTERM}) sigaction(sig, &action, nullptr);
     r_.ports_before = read_ports("before");
+    alone_stage();
     pairs_stage();
     together_stage();
     if (!r_.ports_before.empty()) r_.ports_after = read_ports("after");
     r_.port_findings = port_findings(r_.ports_before, r_.ports_after);
-    std::size_t with_ports = 0;
-    for (const auto& [node, ports] : r_.ports_before) with_ports += !ports.empty();
-    r_.stages.push_back(
-        with_ports == 0
-            ? std::string("InfiniBand: no ports on any node (nothing to read)")
-            : fmt::format("InfiniBand: ports of {} nodes read before and after", with_ports));
+    r_.stages.push_back(ports_stage_line(r_.ports_before));
     r_.seconds = elapsed();
     return r_;
   }
@@ -98,7 +96,8 @@ class HealthRun {
 
   // One supervised launch of colltune run on `hosts` (in this order, ranks_per_node each).
   LaunchResult launch(const std::string& stage, const std::vector<std::string>& hosts, int pass,
-                      const std::vector<std::string>& run_args, const std::string& label) {
+                      const std::vector<std::string>& run_args, const std::string& label,
+                      int ranks_per_node) {
     LaunchResult result;
     if (out_of_time()) return result;
     SweepSpec spec = o_.spec;
@@ -108,8 +107,8 @@ class HealthRun {
     Point point;
     point.settings = {
         {"backend", o_.backend},
-        {"np", std::to_string(hosts.size() * static_cast<std::size_t>(o_.ranks_per_node))},
-        {"ranks_per_node", std::to_string(o_.ranks_per_node)}};
+        {"np", std::to_string(hosts.size() * static_cast<std::size_t>(ranks_per_node))},
+        {"ranks_per_node", std::to_string(ranks_per_node)}};
     if (!o_.bind_to.empty()) point.settings["bind_to"] = o_.bind_to;
     Settings shown = point.settings;
     shown["stage"] = stage;
@@ -125,7 +124,8 @@ class HealthRun {
     const std::string records = o_.store_dir + "/" + launch_records_path(point.id, pass);
     const std::string log = o_.store_dir + "/" + launch_log_path(point.id, pass);
     Launch l = build_launch(spec, point, o_.colltune_path, records);
-    if (spec.launcher == LauncherKind::kSrun) keep_srun_order(l, hosts, records + ".hosts");
+    if (spec.launcher == LauncherKind::kSrun)
+      keep_srun_host_order(l, hosts, ranks_per_node, records + ".hosts");
     LaunchEntry entry;
     entry.point_id = point.id;
     entry.round = pass;
@@ -148,16 +148,10 @@ class HealthRun {
         e.status = "done";
         e.records_count = digest.count;
         e.records_hash = digest.hash;
-        std::ifstream in(records);
-        std::string line;
-        for (int n = 1; std::getline(in, line); ++n) {
-          const auto j = nlohmann::json::parse(line);
-          result.records.push_back(record_from_json(j, fmt::format("{}:{}", records, n)));
-          if (result.rank_hosts.empty()) {
-            for (const RankPlacement& p : placement_from_json(j.at("context").at("placement")))
-              result.rank_hosts.push_back(p.host);
-          }
-        }
+        LaunchReadback back = read_launch_records(records);
+        result.records = std::move(back.records);
+        result.rank_hosts = std::move(back.rank_hosts);
+        result.ceilings = std::move(back.ceilings);
         result.ran = Ran::kDone;
       }
     }
@@ -213,46 +207,12 @@ class HealthRun {
     return out;
   }
 
-  // srun places ranks in the allocation's node order, not the list's; the planned pairs need
-  // the list's order: --distribution=arbitrary with SLURM_HOSTFILE (a host per rank).
-  void keep_srun_order(Launch& l, const std::vector<std::string>& hosts,
-                       const std::string& hostfile) const {
-    std::string text;
-    for (const std::string& h : hosts) {
-      for (int k = 0; k < o_.ranks_per_node; ++k) text += h + "\n";
-    }
-    write_file_atomic(hostfile, text);
-    std::erase_if(l.argv, [](const std::string& a) { return a.starts_with("--ntasks-per-node="); });
-    l.argv.insert(l.argv.begin() + 1, "--distribution=arbitrary");
-    l.env["SLURM_HOSTFILE"] = hostfile;
-    for (std::string& a : l.argv) {
-      if (a.starts_with("--export=")) a += ",SLURM_HOSTFILE";
-    }
-  }
-
   int node_of(const std::string& host) const {
     for (std::size_t i = 0; i < o_.hosts.size(); ++i) {
       if (o_.hosts[i] == host || short_host(o_.hosts[i]) == short_host(host))
         return static_cast<int>(i);
     }
     return -1;
-  }
-
-  // Few samples a launch: launches, not samples, are the unit of every verdict. The run's own
-  // watchdog fires well before the supervisor's limit, so its roll call names a silent rank.
-  std::vector<std::string> run_args(std::vector<std::string> workload) const {
-    for (const char* arg : {"-n", "2", "-w", "1", "--repetitions", "5", "--rank-samples"})
-      workload.emplace_back(arg);
-    workload.emplace_back("--timeout");
-    workload.push_back(fmt::format("{:g}", std::max(3.0, o_.launch_timeout_seconds / 3)));
-    return workload;
-  }
-  std::vector<std::string> pair_args() const {
-    // One size factor from the latency size to the large one: both in one launch.
-    const std::uint64_t factor = std::max<std::uint64_t>(2, o_.large_bytes / o_.small_bytes);
-    return run_args({"--coll", "pingpong,bw,bibw", "-b", std::to_string(o_.small_bytes), "-e",
-                     std::to_string(o_.small_bytes * factor), "-f", std::to_string(factor),
-                     "--window", std::to_string(o_.window)});
   }
 
   void add_pair_figures(const LaunchResult& l) {
@@ -273,8 +233,8 @@ class HealthRun {
     }
     std::vector<std::string> hosts = first;
     hosts.insert(hosts.end(), second.begin(), second.end());
-    const LaunchResult l =
-        launch("pairs", hosts, pass, pair_args(), fmt::format("{}", fmt::join(labels, " ")));
+    const LaunchResult l = launch("pairs", hosts, pass, stage_run_args(o_, HealthStage::kPairs),
+                                  fmt::format("{}", fmt::join(labels, " ")), o_.ranks_per_node);
     if (l.ran == Ran::kDone) return add_pair_figures(l);
     if (l.ran == Ran::kNotRun) return;
     std::set<int> culprits;
@@ -313,6 +273,47 @@ class HealthRun {
            r_.input.unreachable.count(p.first) || r_.input.unreachable.count(p.second);
   }
 
+  // Each node on its own: its collectives at both sizes and its memcpy, a launch per node and
+  // pass; more passes for nodes the first left undecided. A node failing alone is failed.
+  void alone_stage() {
+    if (o_.alone != "on") {
+      r_.stages.push_back("stage 1 (each node alone): not run (" + o_.alone + ")");
+      return;
+    }
+    const double begun = elapsed();
+    const int launches_before = r_.launches;
+    const std::vector<std::string> args = stage_run_args(o_, HealthStage::kAlone);
+    for (int pass = 1; pass <= o_.max_passes && !out_of_time(); ++pass) {
+      std::set<int> undecided;
+      for (const AloneVerdict& v : r_.judgement.alone) {
+        if (v.undecided) undecided.insert(v.node);
+      }
+      if (pass > o_.passes && undecided.empty()) break;
+      for (int n = 0; n < static_cast<int>(o_.hosts.size()) && !out_of_time(); ++n) {
+        if (r_.input.failed.count(n) || r_.input.unreachable.count(n) ||
+            (pass > o_.passes && !undecided.count(n)))
+          continue;
+        const std::string& host = o_.hosts[static_cast<std::size_t>(n)];
+        const LaunchResult l = launch("alone", {host}, pass, args, host, o_.node_ranks);
+        if (l.ran == Ran::kDone) {
+          add_alone_figures(r_.input.alone, n, l.records, l.ceilings, o_.small_bytes);
+        } else if (l.ran == Ran::kFailed) {
+          // Open MPI's words when it could not start its daemon there: nothing ran.
+          auto& verdicts =
+              l.reason.find("daemon") != std::string::npos ? r_.input.unreachable : r_.input.failed;
+          verdicts.emplace(n, "alone: " + l.reason);
+          event(fmt::format("{} failed alone: {}", host, l.reason));
+        }
+      }
+      if (pass >= o_.passes) r_.judgement = judge();
+    }
+    r_.stages.push_back(fmt::format(
+        "stage 1 (each node alone): {} ranks a node, allreduce and alltoall at {} and {} B, "
+        "memcpy; {} launches, {:.1f} s",
+        o_.node_ranks, o_.small_bytes, stage_large_bytes(o_), r_.launches - launches_before,
+        elapsed() - begun));
+  }
+
   void pairs_stage() {
     const double begun = elapsed();
     const int launches_before = r_.launches;
@@ -348,7 +349,7 @@ class HealthRun {
 
   HealthJudgement judge() {
     blame_nodes_of_failed_pairs(r_.input);
-    return judge_health(r_.input, o_.rule);
+    return judge_all_stages(r_.input, o_.rule);
   }
 
   void together_stage() {
@@ -366,17 +367,16 @@ class HealthRun {
     }
     const double begun = elapsed();
     const int launches_before = r_.launches;
-    const std::string large = std::to_string(o_.large_bytes);
     std::vector<std::vector<Record>> launches;
     for (int pass = 1; pass <= o_.passes; ++pass) {
-      const LaunchResult l = launch("together", hosts, pass,
-                                    run_args({"--coll", "allreduce,alltoall", "-b", large, "-e",
-                                              large, "--in-place", "never"}),
-                                    fmt::format("{} nodes", hosts.size()));
+      const LaunchResult l =
+          launch("together", hosts, pass, stage_run_args(o_, HealthStage::kTogether),
+                 fmt::format("{} nodes", hosts.size()), o_.ranks_per_node);
       if (l.ran == Ran::kFailed) event(fmt::format("all nodes together failed: {}", l.reason));
       launches.push_back(l.records);
     }
-    r_.together = together_figures(launches, predicted);
+    const bool power_of_two = (hosts.size() & (hosts.size() - 1)) == 0;
+    r_.together = together_figures(launches, predicted, o_.backend == "nccl" || power_of_two);
     r_.stages.push_back(fmt::format("stage 3 (all nodes together): {} nodes, {} launches, {:.1f} s",
                                     hosts.size(), r_.launches - launches_before,
                                     elapsed() - begun));

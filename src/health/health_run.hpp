@@ -1,6 +1,7 @@
 #pragma once
-// colltune health's stages as supervised launches (node pairs in rounds, then all nodes
-// together), kept in a store as a sweep's are, and judged against the fleet. The driver's thread.
+// colltune health's stages as supervised launches (each node alone, node pairs in rounds,
+// then all nodes together), kept in a store as a sweep's are, and judged against the fleet. The
+// driver's thread.
 
 #include <cstdint>
 #include <cstdio>
@@ -13,11 +14,16 @@
 
 namespace colltune {
 
+// Above this many nodes, stage 1 (a launch per node and pass) runs only when asked for.
+inline constexpr std::size_t kAloneAutoMaxNodes = 64;
+
 struct HealthOptions {
   std::vector<std::string> hosts;  // the nodes, as the launcher names them; 2 or more, distinct
   SweepSpec spec;                  // its launch keys: launcher, launcher_args, env
   std::string backend = "mpi";
   int ranks_per_node = 1;
+  int node_ranks = 2;                   // stage 1's ranks on each node (its GPUs, on NCCL)
+  std::string alone = "on";             // stage 1: "on", or why it does not run
   std::string bind_to;                  // empty: the launcher's default
   std::uint64_t small_bytes = 8;        // pingpong latency
   std::uint64_t large_bytes = 1 << 20;  // bw and bibw, and the all-nodes collectives

@@ -31,6 +31,24 @@ struct Cell {  // one pair on one metric
 
 }  // namespace
 
+double mean_log_median(const LaunchSamples& launches, int& counted) {
+  double sum = 0;
+  counted = 0;
+  for (const auto& launch : launches) {
+    if (launch.empty()) continue;
+    sum += log_median(launch);
+    ++counted;
+  }
+  return counted > 0 ? sum / counted : 0;
+}
+
+double slower_than_fleet_p(double d, double spread, int launches, std::size_t df) {
+  if (df == 0 || launches == 0) return 1;
+  const double t = d / (spread / std::sqrt(static_cast<double>(launches)));
+  return boost::math::cdf(
+      boost::math::complement(boost::math::students_t(static_cast<double>(df)), t));
+}
+
 std::string_view name(HealthVerdict v) {
   switch (v) {
     case HealthVerdict::kOk:
@@ -62,13 +80,8 @@ HealthJudgement judge_health(const HealthInput& in, const HealthRule& rule) {
       const auto it = in.pairs[i].launches.find(m);
       if (it == in.pairs[i].launches.end()) continue;
       Cell c{i, m};
-      for (const auto& launch : it->second) {
-        if (launch.empty()) continue;
-        c.mean_log += log_median(launch);
-        ++c.launches;
-      }
+      c.mean_log = mean_log_median(it->second, c.launches);
       if (c.launches == 0) continue;
-      c.mean_log /= c.launches;
       pooled.push_back(it->second);
       node_logs[static_cast<std::size_t>(in.pairs[i].pair.first)].push_back(c.mean_log);
       node_logs[static_cast<std::size_t>(in.pairs[i].pair.second)].push_back(c.mean_log);
@@ -93,11 +106,7 @@ HealthJudgement judge_health(const HealthInput& in, const HealthRule& rule) {
     }
     for (Cell& c : mine) {
       c.d = c.mean_log - fleet;
-      if (df > 0) {
-        const double t = c.d / (spread / std::sqrt(static_cast<double>(c.launches)));
-        c.p = boost::math::cdf(
-            boost::math::complement(boost::math::students_t(static_cast<double>(df)), t));
-      }
+      c.p = slower_than_fleet_p(c.d, spread, c.launches, df);
       cells.push_back(c);
     }
   }
@@ -220,10 +229,8 @@ double slowest_ok_pair_gbps(const HealthInput& in, const HealthJudgement& j, dou
     for (const PairFigures& f : in.pairs) {
       const auto it = f.pair == v.pair ? f.launches.find("bw") : f.launches.end();
       if (it == f.launches.end() || it->second.empty()) continue;
-      double mean_log = 0;
-      for (const auto& launch : it->second) mean_log += log_median(launch);
-      const double gbps =
-          bw_bytes / std::exp(mean_log / static_cast<double>(it->second.size())) / 1e9;
+      int launches = 0;
+      const double gbps = bw_bytes / std::exp(mean_log_median(it->second, launches)) / 1e9;
       slowest = slowest == 0 ? gbps : std::min(slowest, gbps);
     }
   }
@@ -231,7 +238,7 @@ double slowest_ok_pair_gbps(const HealthInput& in, const HealthJudgement& j, dou
 }
 
 std::vector<TogetherFigure> together_figures(const std::vector<std::vector<Record>>& launches,
-                                             double predicted_gbps) {
+                                             double predicted_gbps, bool judge_allreduce) {
   std::map<std::string, std::vector<double>> logs;  // collective -> log busbw per launch
   for (const auto& records : launches) {
     for (const Record& r : records) {
@@ -248,7 +255,8 @@ std::vector<TogetherFigure> together_figures(const std::vector<std::vector<Recor
     t.busbw_gbps = std::exp(sum / static_cast<double>(values.size()));
     t.predicted_gbps = predicted_gbps;
     t.launches = static_cast<int>(values.size());
-    t.verdict = predicted_gbps <= 0                              ? HealthVerdict::kNotJudged
+    const bool judged = predicted_gbps > 0 && (judge_allreduce || coll != "allreduce");
+    t.verdict = !judged                                          ? HealthVerdict::kNotJudged
                 : t.busbw_gbps < kTogetherFloor * predicted_gbps ? HealthVerdict::kSlow
                                                                  : HealthVerdict::kOk;
     out.push_back(t);

@@ -22,8 +22,16 @@ struct PairFigures {
   std::map<std::string, LaunchSamples> launches;
 };
 
+// Stage 1, one node alone: per metric ("allreduce bw", "alltoall latency", "memcpy", "gpu
+// memcpy"), its launches' samples in seconds (larger is worse; a memcpy as seconds per GB).
+struct AloneFigures {
+  int node = 0;
+  std::map<std::string, LaunchSamples> launches;
+};
+
 struct HealthInput {
   std::vector<std::string> nodes;
+  std::vector<AloneFigures> alone;
   std::vector<PairFigures> pairs;
   std::map<int, std::string> failed;             // node -> what it did (a hang, an error)
   std::map<int, std::string> unreachable;        // node -> why no launch could start on it
@@ -52,9 +60,18 @@ struct PairVerdict {
   std::string reason;  // failed pairs: what happened
 };
 
+// A node on its own (stage 1), against every other node on its own.
+struct AloneVerdict {
+  int node = 0;
+  HealthVerdict verdict = HealthVerdict::kNotJudged;
+  bool undecided = false;  // as PairVerdict's
+  Evidence worst;
+};
+
 struct NodeVerdict {
   int node = 0;
   HealthVerdict verdict = HealthVerdict::kOk;
+  bool slow_alone = false;               // its verdict and evidence come from stage 1
   int slow_pairs = 0, judged_pairs = 0;  // of its measured pairs, those slow on `worst.metric`
   Evidence worst;
   std::string reason;
@@ -63,6 +80,7 @@ struct NodeVerdict {
 
 struct HealthJudgement {
   std::vector<NodeVerdict> nodes;               // in input order
+  std::vector<AloneVerdict> alone;              // stage 1, in input.alone's order
   std::vector<PairVerdict> pairs;               // in input order
   std::map<std::string, double> fleet_seconds;  // metric -> the fleet's reference time
   std::map<std::string, double> spread;         // metric -> pooled sd of log launch figures
@@ -70,6 +88,15 @@ struct HealthJudgement {
   bool any_undecided = false;
   std::vector<std::string> notes;  // what the data could not tell
 };
+
+// A unit's (a pair's, a node's) figure on one metric: the mean over its launches of the log of
+// each launch's median; `counted` gets the launches that had samples.
+double mean_log_median(const LaunchSamples& launches, int& counted);
+
+// One-sided p of "slower than the fleet" for a unit `d` above the fleet's figure (in log), over
+// `launches` launches, with the pooled launch sd `spread` on `df` degrees of freedom; 1 when df
+// is 0 (the noise is unknown).
+double slower_than_fleet_p(double d, double spread, int launches, std::size_t df);
 
 // Stage 3: all healthy nodes at once, against what the slowest healthy pair's bw predicts.
 struct TogetherFigure {
@@ -90,8 +117,11 @@ inline constexpr double kTogetherFloor = 0.5;
 double slowest_ok_pair_gbps(const HealthInput& in, const HealthJudgement& j, double bw_bytes);
 
 // Each collective's busbw over the launches (each its records), against `predicted_gbps`.
+// `judge_allreduce` false: allreduce is shown, not judged (kNotJudged), where the library picks
+// an algorithm a pair's bw does not predict (Open MPI, on a node count not a power of two, runs
+// no ring: 0.39x the pair's bw on 3 healthy namespace nodes against 0.80x on 4).
 std::vector<TogetherFigure> together_figures(const std::vector<std::vector<Record>>& launches,
-                                             double predicted_gbps);
+                                             double predicted_gbps, bool judge_allreduce = true);
 
 // Adds one pair launch's figures to `in.pairs`, from where its ranks really ran (`rank_nodes`:
 // each rank's node index, -1 for none; a launcher may order nodes its own way): colltune run

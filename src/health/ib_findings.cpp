@@ -73,4 +73,12 @@ std::map<int, std::vector<std::string>> port_findings(
   return out;
 }
 
+std::string ports_stage_line(const std::map<int, std::vector<IbPort>>& ports_before) {
+  std::size_t with_ports = 0;
+  for (const auto& [node, ports] : ports_before) with_ports += !ports.empty();
+  return with_ports == 0
+             ? std::string("InfiniBand: no ports on any node (nothing to read)")
+             : fmt::format("InfiniBand: ports of {} nodes read before and after", with_ports);
+}
+
 }  // namespace colltune

@@ -20,4 +20,7 @@ std::map<int, std::vector<std::string>> port_findings(
     const std::map<int, std::vector<IbPort>>& before,
     const std::map<int, std::vector<IbPort>>& after);
 
+// The stages' line on InfiniBand: how many nodes' ports were read (node -> its ports).
+std::string ports_stage_line(const std::map<int, std::vector<IbPort>>& ports_before);
+
 }  // namespace colltune

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/errors.hpp"
+#include "store/atomic_file.hpp"
 #include "sweep/groups.hpp"
 
 namespace colltune {
@@ -210,6 +211,22 @@ std::string sbatch_script(const SweepSpec& spec, const std::vector<Point>& point
       fmt::format("exec {} sweep {}--results {}\n", shell_quote(colltune_path),
                   spec_path.empty() ? "" : shell_quote(spec_path) + " ", shell_quote(results_dir));
   return script;
+}
+
+void keep_srun_host_order(Launch& launch, const std::vector<std::string>& hosts, int ranks_per_host,
+                          const std::string& hostfile) {
+  std::string text;
+  for (const std::string& h : hosts) {
+    for (int k = 0; k < ranks_per_host; ++k) text += h + "\n";
+  }
+  write_file_atomic(hostfile, text);
+  std::erase_if(launch.argv,
+                [](const std::string& a) { return a.starts_with("--ntasks-per-node="); });
+  launch.argv.insert(launch.argv.begin() + 1, "--distribution=arbitrary");
+  launch.env["SLURM_HOSTFILE"] = hostfile;
+  for (std::string& a : launch.argv) {
+    if (a.starts_with("--export=")) a += ",SLURM_HOSTFILE";
+  }
 }
 
 }  // namespace colltune

@@ -23,6 +23,12 @@ struct Launch {
 Launch build_launch(const SweepSpec& spec, const Point& point, const std::string& colltune_path,
                     const std::string& records_path);
 
+// srun places ranks in the allocation's node order, not the spec's host list: makes an srun
+// launch put `ranks_per_host` ranks on each of `hosts` in that order (--distribution=arbitrary
+// with SLURM_HOSTFILE, written to `hostfile`, a host per rank).
+void keep_srun_host_order(Launch& launch, const std::vector<std::string>& hosts, int ranks_per_host,
+                          const std::string& hostfile);
+
 // A bash script with #SBATCH lines sized for the largest point, running `colltune sweep`
 // (`spec_path` empty: the built-in default).
 std::string sbatch_script(const SweepSpec& spec, const std::vector<Point>& points,

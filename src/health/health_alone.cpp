@@ -1,0 +1,139 @@
+#include "health/health_alone.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "core/decision.hpp"
+#include "core/stats.hpp"
+
+namespace colltune {
+
+void add_alone_figures(std::vector<AloneFigures>& alone, int node,
+                       const std::vector<Record>& records, const std::vector<CopyCeiling>& ceilings,
+                       std::uint64_t small_bytes) {
+  auto f = std::find_if(alone.begin(), alone.end(),
+                        [&](const AloneFigures& a) { return a.node == node; });
+  if (f == alone.end()) f = alone.insert(f, AloneFigures{node, {}});
+  for (const Record& r : records) {
+    if (r.skipped || r.samples_seconds.empty()) continue;
+    f->launches[r.collective + (r.bytes <= small_bytes ? " latency" : " bw")].push_back(
+        r.samples_seconds);
+  }
+  // A node's memory is as fast as its slowest NUMA node: that is where a bad DIMM shows.
+  std::map<std::string, double> slowest_gbps;
+  for (const CopyCeiling& c : ceilings) {
+    const std::string metric = c.kind == "device_memcpy" ? "gpu memcpy" : "memcpy";
+    if (c.gbps <= 0) continue;
+    auto [it, fresh] = slowest_gbps.emplace(metric, c.gbps);
+    if (!fresh) it->second = std::min(it->second, c.gbps);
+  }
+  for (const auto& [metric, gbps] : slowest_gbps) f->launches[metric].push_back({1 / gbps});
+}
+
+namespace {
+
+struct AloneCell {
+  std::size_t unit = 0;  // index into the figures
+  std::string metric;
+  double mean_log = 0, d = 0, p = 1, adjusted = 1;
+  int launches = 0;
+};
+
+}  // namespace
+
+std::vector<AloneVerdict> judge_alone(const std::vector<AloneFigures>& alone,
+                                      const HealthRule& rule, std::vector<std::string>& notes) {
+  std::set<std::string> metrics;
+  for (const AloneFigures& a : alone) {
+    for (const auto& [m, launches] : a.launches) metrics.insert(m);
+  }
+  std::vector<AloneCell> cells;
+  std::map<std::string, double> fleet_log, spread_of;
+  for (const std::string& m : metrics) {
+    std::vector<LaunchSamples> pooled;
+    std::vector<double> logs;
+    std::vector<AloneCell> mine;
+    for (std::size_t i = 0; i < alone.size(); ++i) {
+      const auto it = alone[i].launches.find(m);
+      if (it == alone[i].launches.end()) continue;
+      AloneCell c{i, m};
+      c.mean_log = mean_log_median(it->second, c.launches);
+      if (c.launches == 0) continue;
+      pooled.push_back(it->second);
+      logs.push_back(c.mean_log);
+      mine.push_back(c);
+    }
+    if (mine.empty()) continue;
+    std::size_t df = 0;
+    const double spread = std::max(pooled_launch_sd(pooled, &df), kMinLaunchSd);
+    const double fleet = median_of(logs);
+    fleet_log[m] = fleet;
+    spread_of[m] = spread;
+    if (df == 0) {
+      notes.push_back(fmt::format(
+          "alone {}: no node has two launches, so the launch-to-launch noise is unknown and "
+          "nothing is called slow on it",
+          m));
+    }
+    for (AloneCell& c : mine) {
+      c.d = c.mean_log - fleet;
+      c.p = slower_than_fleet_p(c.d, spread, c.launches, df);
+      cells.push_back(c);
+    }
+  }
+  std::vector<double> ps;
+  for (const AloneCell& c : cells) ps.push_back(c.p);
+  const std::vector<double> adjusted = benjamini_hochberg(ps);
+  for (std::size_t i = 0; i < cells.size(); ++i) cells[i].adjusted = adjusted[i];
+
+  const double slow_ratio = 1 - rule.min_effect;
+  std::vector<AloneVerdict> out;
+  for (std::size_t i = 0; i < alone.size(); ++i) {
+    AloneVerdict v;
+    v.node = alone[i].node;
+    const AloneCell* worst = nullptr;
+    bool slow = false;
+    for (const AloneCell& c : cells) {
+      if (c.unit != i) continue;
+      const bool below = std::exp(-c.d) <= slow_ratio;
+      const bool s = below && c.adjusted < rule.alpha;
+      v.undecided = v.undecided || (below && !s);
+      if (!worst || (s && !slow) || (s == slow && c.d > worst->d)) worst = &c;
+      slow = slow || s;
+    }
+    if (worst) {
+      v.verdict = slow ? HealthVerdict::kSlow : HealthVerdict::kOk;
+      v.worst = Evidence{worst->metric,
+                         std::exp(-worst->d),
+                         worst->adjusted,
+                         std::exp(worst->mean_log),
+                         std::exp(fleet_log[worst->metric]),
+                         spread_of[worst->metric],
+                         worst->launches};
+    }
+    if (slow) v.undecided = false;
+    out.push_back(v);
+  }
+  return out;
+}
+
+HealthJudgement judge_all_stages(const HealthInput& in, const HealthRule& rule) {
+  HealthJudgement j = judge_health(in, rule);
+  j.alone = judge_alone(in.alone, rule, j.notes);
+  for (const AloneVerdict& a : j.alone) {
+    j.any_undecided = j.any_undecided || a.undecided;
+    if (a.verdict != HealthVerdict::kSlow) continue;
+    NodeVerdict& v = j.nodes[static_cast<std::size_t>(a.node)];
+    if (v.verdict != HealthVerdict::kOk && v.verdict != HealthVerdict::kNotJudged) continue;
+    v.verdict = HealthVerdict::kSlow;
+    v.slow_alone = true;
+    v.worst = a.worst;
+    v.reason.clear();
+  }
+  return j;
+}
+
+}  // namespace colltune

@@ -1,0 +1,81 @@
+"""colltune health's stage 1 on the 4-node namespace cluster: ct-node3's processes held to a
+fifth of one CPU by a real kernel CPU quota (a cgroup the namespace agent puts the node's daemon
+in) are named slow, and slow alone, with stage 1's evidence (its allreduce, alltoall or memcpy
+at least 15% slower than the fleet, p < 0.001 over its launches), while the other three are ok
+alone. Skipped (77) where namespaces or a CPU cgroup cannot be made (not root, no cpu
+controller)."""
+import json
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "sweep"))
+import sweep_harness as h  # noqa: E402
+from sweep_harness import check  # noqa: E402
+
+args = h.parse_args()
+repo = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+cluster = os.path.join(repo, "scripts", "netns-cluster.sh")
+agent = os.path.join(repo, "scripts", "netns-agent.sh")
+hosts = ["ct-node1", "ct-node2", "ct-node3", "ct-node4"]
+work = h.workdir()
+spec = h.write_spec(work, f"""
+name: health-netns-cpu
+hosts: [{", ".join(hosts)}]
+launcher_args: [--mca, plm_rsh_agent, {agent}, --mca, btl, "tcp,self,vader",
+                --mca, btl_tcp_if_include, 198.18.0.0/24, --mca, oob_tcp_if_include, 198.18.0.0/24,
+                --mca, mpi_yield_when_idle, 1, --oversubscribe]
+""")
+
+
+def make_quota(node):
+    """A CPU cgroup holding `node` to 20% of one CPU; its path, or None where none can be made."""
+    for group, files in [(f"/sys/fs/cgroup/cpu/colltune-{node}",
+                          [("cpu.cfs_period_us", "100000"), ("cpu.cfs_quota_us", "20000")]),
+                         (f"/sys/fs/cgroup/colltune-{node}", [("cpu.max", "20000 100000")])]:
+        if not os.path.isdir(os.path.dirname(group)):
+            continue
+        try:
+            os.makedirs(group, exist_ok=True)
+            for name, value in files:
+                with open(os.path.join(group, name), "w") as f:
+                    f.write(value)
+            return group
+        except OSError:
+            if os.path.isdir(group):
+                os.rmdir(group)
+    return None
+
+
+group = make_quota("ct-node3")
+if group is None:
+    print("health_netns_cpu: skipped, no CPU cgroup can be made here")
+    sys.exit(77)
+up = subprocess.run([cluster, "up", "4", "1gbit"], capture_output=True, text=True)
+try:
+    if up.returncode != 0:
+        print(f"health_netns_cpu: skipped, cannot create network namespaces: {up.stderr.strip()}")
+        sys.exit(77)
+    result = os.path.join(work, "cpu.json")
+    proc = subprocess.run([args.colltune, "health", spec, "--results", os.path.join(work, "r"),
+                           "--launch-timeout", "60", "--json", result], env=h.mpi_env(),
+                          capture_output=True, text=True, timeout=800)
+    print(proc.stdout)
+    check(proc.returncode == 1, f"exit {proc.returncode}, expected 1: {proc.stderr[-1500:]}")
+    check("ct-node3 slow" in proc.stdout, f"answer: {proc.stdout[:600]}")
+    nodes = {n["node"]: n for n in json.load(open(result))["nodes"]}
+    slow = nodes["ct-node3"]
+    check(slow["verdict"] == "slow", f"ct-node3: {slow}")
+    alone = slow["alone"]
+    check(alone is not None and alone["verdict"] == "slow" and alone["evidence"]["ratio"] <= 0.85
+          and alone["evidence"]["p"] < 0.001 and alone["evidence"]["launches"] >= 2,
+          f"ct-node3 alone: {alone}")
+    for n in ("ct-node1", "ct-node2", "ct-node4"):
+        check(nodes[n]["alone"]["verdict"] == "ok", f"{n} alone: {nodes[n]['alone']}")
+finally:
+    subprocess.run([cluster, "down", "4"], capture_output=True)
+    try:
+        os.rmdir(group)
+    except OSError as e:
+        print(f"health_netns_cpu: could not remove {group}: {e}")
+h.finish("health_netns_cpu")

@@ -1,0 +1,153 @@
+// colltune health's stage 1 (each node alone) on synthetic figures made outside the rule (a
+// seeded noise model), and the figures it takes from one launch's records.
+#include "health/health_alone.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+namespace colltune {
+namespace {
+
+// `nodes` nodes alone, `launches` launches each: allreduce bw (1 ms an op, 5 samples) and a
+// memcpy (10 GB/s, one figure a launch), each launch off by a log-normal effect of sd
+// `launch_sd`; a node in `slow` is that many times slower on `slow_metric`.
+HealthInput alone_fleet(int nodes, int launches, double launch_sd, std::uint64_t seed,
+                        const std::map<int, double>& slow = {},
+                        const std::string& slow_metric = "memcpy") {
+  std::mt19937_64 random(seed);
+  std::normal_distribution<double> normal(0, 1);
+  HealthInput in;
+  for (int n = 0; n < nodes; ++n) {
+    in.nodes.push_back("n" + std::to_string(n));
+    AloneFigures f{n, {}};
+    for (const std::string metric : {"allreduce bw", "memcpy"}) {
+      const double factor = slow.count(n) && metric == slow_metric ? slow.at(n) : 1;
+      const double base = (metric == "memcpy" ? 1 / 10.0 : 1e-3) * factor;
+      for (int l = 0; l < launches; ++l) {
+        const double launch = base * std::exp(launch_sd * normal(random));
+        std::vector<double> samples;
+        for (int s = 0; s < (metric == "memcpy" ? 1 : 5); ++s)
+          samples.push_back(launch * std::exp(0.01 * normal(random)));
+        f.launches[metric].push_back(samples);
+      }
+    }
+    in.alone.push_back(f);
+  }
+  return in;
+}
+
+int named_alone(const std::vector<AloneVerdict>& verdicts) {
+  int count = 0;
+  for (const AloneVerdict& v : verdicts) count += v.verdict != HealthVerdict::kOk;
+  return count;
+}
+
+TEST(HealthAlone, AHealthyNoisyFleetNamesNothing) {
+  // 200 checks of 6 nodes, 3% launch noise, 2 launches a node: alpha 0.001 after BH and the
+  // 15% floor; no check may name a node.
+  int alarms = 0;
+  for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+    std::vector<std::string> notes;
+    alarms += named_alone(judge_alone(alone_fleet(6, 2, 0.03, seed).alone, {}, notes)) > 0;
+  }
+  EXPECT_EQ(alarms, 0);
+}
+
+TEST(HealthAlone, ANodeWithHalfTheMemcpyIsSlowAloneAndSlowOverall) {
+  // Node 2 copies at 5 GB/s (a memcpy takes 2x as long) while the fleet copies at 10.
+  const HealthInput in = alone_fleet(5, 2, 0.03, 3, {{2, 2.0}});
+  const HealthJudgement j = judge_all_stages(in, {});
+  ASSERT_EQ(j.alone.size(), 5u);
+  for (const AloneVerdict& a : j.alone) {
+    if (a.node != 2) {
+      EXPECT_EQ(a.verdict, HealthVerdict::kOk) << a.node;
+      continue;
+    }
+    EXPECT_EQ(a.verdict, HealthVerdict::kSlow);
+    EXPECT_EQ(a.worst.metric, "memcpy");
+    EXPECT_NEAR(a.worst.ratio, 0.5, 0.05);
+    EXPECT_NEAR(1 / a.worst.fleet_seconds, 10, 0.5);  // the fleet's GB/s
+    EXPECT_LT(a.worst.p, 0.001);
+    EXPECT_EQ(a.worst.launches, 2);
+  }
+  // No pairs were measured: the pairs leave every node unjudged, stage 1 names node 2.
+  EXPECT_EQ(j.nodes[2].verdict, HealthVerdict::kSlow);
+  EXPECT_TRUE(j.nodes[2].slow_alone);
+  EXPECT_EQ(j.nodes[0].verdict, HealthVerdict::kNotJudged);
+}
+
+TEST(HealthAlone, ASmallSlowdownIsNotSlowAndOneLaunchDecidesNothing) {
+  // 8% slower is below the 15% floor.
+  std::vector<std::string> notes;
+  const auto small =
+      judge_alone(alone_fleet(5, 3, 0.02, 5, {{1, 1.08}}, "allreduce bw").alone, {}, notes);
+  EXPECT_EQ(named_alone(small), 0);
+  // One launch each: the launch noise is unknown, so even 2x is not called slow, and said so.
+  notes.clear();
+  const auto once = judge_alone(alone_fleet(5, 1, 0.02, 5, {{1, 2.0}}).alone, {}, notes);
+  EXPECT_EQ(named_alone(once), 0);
+  EXPECT_TRUE(once[1].undecided);
+  ASSERT_FALSE(notes.empty());
+  EXPECT_NE(notes[0].find("no node has two launches"), std::string::npos);
+}
+
+TEST(HealthAlone, FiguresFromOneLaunch) {
+  Record small, large, skipped;
+  small.collective = large.collective = skipped.collective = "allreduce";
+  small.bytes = 8;
+  small.samples_seconds = {4e-6, 5e-6};
+  large.bytes = 1 << 20;
+  large.samples_seconds = {1e-3};
+  skipped.bytes = 64;
+  skipped.skipped = "not supported";
+  // Two NUMA nodes at 10 and 4 GB/s: the node's memcpy is its slower one, as seconds per GB.
+  const std::vector<CopyCeiling> ceilings{{"n0", "host_memcpy", 0, 10.0},
+                                          {"n0", "host_memcpy", 1, 4.0},
+                                          {"n0", "device_memcpy", 0, 2000.0}};
+  std::vector<AloneFigures> alone;
+  add_alone_figures(alone, 3, {small, large, skipped}, ceilings, 8);
+  add_alone_figures(alone, 3, {small}, {}, 8);  // a second launch of the same node
+  ASSERT_EQ(alone.size(), 1u);
+  EXPECT_EQ(alone[0].node, 3);
+  const auto& f = alone[0].launches;
+  EXPECT_EQ(f.size(), 4u);  // allreduce latency, allreduce bw, memcpy, gpu memcpy
+  ASSERT_EQ(f.at("allreduce latency").size(), 2u);
+  EXPECT_EQ(f.at("allreduce latency")[0], small.samples_seconds);
+  EXPECT_EQ(f.at("allreduce bw")[0], large.samples_seconds);
+  EXPECT_DOUBLE_EQ(f.at("memcpy")[0][0], 1 / 4.0);
+  EXPECT_DOUBLE_EQ(f.at("gpu memcpy")[0][0], 1 / 2000.0);
+}
+
+}  // namespace
+}  // namespace colltune
+
+namespace colltune {
+namespace {
+
+// Stage 3 by hand: 1 MB moved with bus factor 1.5 in 5 ms is 0.3 GB/s busbw, under half of the
+// 1 GB/s the slowest pair predicts: slow, except allreduce where its algorithm is not a ring.
+TEST(HealthTogether, BelowHalfThePairIsSlowAndAllreduceOnlyWhereItIsARing) {
+  std::vector<Record> launch;
+  for (const char* coll : {"allreduce", "alltoall"}) {
+    Record r;
+    r.collective = coll;
+    r.algbw_bytes = 1e6;
+    r.bus_factor = 1.5;
+    r.samples_seconds = {4e-3, 5e-3, 6e-3};
+    launch.push_back(r);
+  }
+  for (const bool ring : {true, false}) {
+    const auto figures = together_figures({launch, launch}, 1.0, ring);
+    ASSERT_EQ(figures.size(), 2u);
+    EXPECT_NEAR(figures[0].busbw_gbps, 0.3, 1e-12);
+    EXPECT_EQ(figures[0].launches, 2);
+    EXPECT_EQ(figures[0].verdict, ring ? HealthVerdict::kSlow : HealthVerdict::kNotJudged);
+    EXPECT_EQ(figures[1].verdict, HealthVerdict::kSlow);  // alltoall
+  }
+  EXPECT_EQ(together_figures({launch}, 0.5)[0].verdict, HealthVerdict::kOk);  // 0.6x
+}
+
+}  // namespace
+}  // namespace colltune

@@ -9,12 +9,14 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
 #include "apps/help_format.hpp"
 #include "core/errors.hpp"
 #include "core/timestamp.hpp"
+#include "health/health_args.hpp"
 #include "health/health_report.hpp"
 #include "store/atomic_file.hpp"
 #include "store/json_text.hpp"
@@ -91,6 +93,26 @@ std::vector<std::string> allocation_hosts() {
                     list));
   }
   return hosts;
+}
+
+// srun refuses a step with more tasks on a node than the allocation grants it CPUs ("More
+// processors requested than permitted"), on every launch alike: say so before the first.
+void check_allocation_cpus(const HealthOptions& o) {
+  const char* granted = std::getenv("SLURM_JOB_CPUS_PER_NODE");
+  if (o.spec.launcher != LauncherKind::kSrun || granted == nullptr) return;
+  for (const std::string& word : o.spec.launcher_args) {
+    if (word == "--overcommit" || word == "-O") return;
+  }
+  const std::optional<int> fewest = fewest_allocated_cpus(granted);
+  const bool alone = o.alone == "on";
+  const int wanted = alone ? std::max(o.node_ranks, o.ranks_per_node) : o.ranks_per_node;
+  if (!fewest || *fewest >= wanted) return;
+  throw ConfigError(fmt::format(
+      "{}: {} ranks a node, but the Slurm allocation grants {} CPU(s) on a node "
+      "(SLURM_JOB_CPUS_PER_NODE={}); allowed: at most {}, or an allocation with --exclusive or "
+      "--ntasks-per-node={}{}",
+      alone && o.node_ranks >= o.ranks_per_node ? "--node-ranks" : "--ranks-per-node", wanted,
+      *fewest, granted, *fewest, wanted, alone ? ", or --alone off" : ""));
 }
 
 void check_hosts(const std::vector<std::string>& hosts, const std::string& from) {
@@ -267,6 +289,7 @@ int health_command(const std::vector<std::string>& args) {
       }
     }
   }
+  check_allocation_cpus(o);
   const std::size_t rounds = pair_rounds(static_cast<int>(o.hosts.size()), o.matchings, 1).size();
   // Every launch reserves its timeout before it starts: a budget must hold one pass of pairs.
   const double stage_seconds = static_cast<double>(rounds) * o.launch_timeout_seconds;

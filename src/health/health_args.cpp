@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 
 namespace colltune {
 
@@ -34,6 +35,31 @@ std::vector<std::string> stage_run_args(const HealthOptions& o, HealthStage stag
   args.emplace_back("--timeout");
   args.push_back(fmt::format("{:g}", std::max(3.0, o.launch_timeout_seconds / 3)));
   return args;
+}
+
+std::optional<int> fewest_allocated_cpus(std::string_view text) {
+  std::optional<int> fewest;
+  while (!text.empty()) {
+    const std::size_t comma = text.find(',');
+    std::string_view item = text.substr(0, comma);
+    text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
+    // "N(xK)": K nodes of N CPUs each; the count of nodes does not change the fewest.
+    if (const std::size_t paren = item.find('('); paren != std::string_view::npos) {
+      const std::string_view repeat = item.substr(paren);
+      if (repeat.size() < 4 || !repeat.starts_with("(x") || !repeat.ends_with(")")) return {};
+      int nodes = 0;
+      const std::string_view k = repeat.substr(2, repeat.size() - 3);
+      if (std::from_chars(k.data(), k.data() + k.size(), nodes).ptr != k.data() + k.size())
+        return {};
+      item = item.substr(0, paren);
+    }
+    int cpus = 0;
+    const auto [end, err] = std::from_chars(item.data(), item.data() + item.size(), cpus);
+    if (item.empty() || err != std::errc{} || end != item.data() + item.size() || cpus < 1)
+      return {};
+    fewest = std::min(fewest.value_or(cpus), cpus);
+  }
+  return fewest;
 }
 
 }  // namespace colltune

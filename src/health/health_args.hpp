@@ -2,7 +2,9 @@
 // What colltune health asks of `colltune run` in each stage's launches.
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "health/health_run.hpp"
@@ -20,5 +22,9 @@ std::uint64_t stage_large_bytes(const HealthOptions& options);
 // the run's own watchdog fires well before the supervisor's limit, so its roll call names a
 // silent rank.
 std::vector<std::string> stage_run_args(const HealthOptions& options, HealthStage stage);
+
+// The fewest CPUs any node of a Slurm allocation grants, from SLURM_JOB_CPUS_PER_NODE's
+// "72(x2),36" form; nullopt where the text is not of that form. Pure.
+std::optional<int> fewest_allocated_cpus(std::string_view cpus_per_node);
 
 }  // namespace colltune

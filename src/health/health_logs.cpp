@@ -6,6 +6,8 @@
 #include <fstream>
 #include <regex>
 
+#include "core/failure_reason.hpp"
+
 namespace colltune {
 
 std::vector<std::string> silent_hosts_in_log(const std::vector<std::string>& lines) {
@@ -27,14 +29,26 @@ std::vector<std::string> silent_hosts_in_log(const std::vector<std::string>& lin
   return hosts;
 }
 
-std::string ranks_words(const std::vector<std::string>& lines) {
+std::string failure_words(const std::vector<std::string>& lines) {
   for (const char* mark : {"roll call:", "colltune: ", "Out of bounds values"}) {
     const auto it = std::find_if(lines.begin(), lines.end(), [&](const std::string& line) {
       return line.find(mark) != std::string::npos;
     });
     if (it != lines.end()) return it->substr(0, 300);
   }
-  return "";
+  return failure_reason(lines).value_or("").substr(0, 300);
+}
+
+std::string launch_failure(const LaunchOutcome& outcome, double limit_seconds,
+                           const std::vector<std::string>& tail) {
+  std::string reason =
+      outcome.status == LaunchStatus::kTimeout
+          ? fmt::format("hung: no end within {:g} s", limit_seconds)
+          : fmt::format("the launch {} {}", name(outcome.status),
+                        outcome.signal ? fmt::format("by signal {}", outcome.signal)
+                                       : fmt::format("with exit {}", outcome.exit_code));
+  const std::string words = failure_words(tail);
+  return words.empty() ? reason : reason + ": " + words;
 }
 
 std::map<std::string, std::vector<IbPort>> ib_lines(const std::vector<std::string>& lines) {

@@ -8,6 +8,7 @@
 
 #include "core/measurement.hpp"
 #include "store/record.hpp"
+#include "sweep/supervisor.hpp"
 #include "topo/infiniband.hpp"
 
 namespace colltune {
@@ -16,9 +17,15 @@ namespace colltune {
 // on n4 does not answer"), each once.
 std::vector<std::string> silent_hosts_in_log(const std::vector<std::string>& lines);
 
-// The ranks' own words about a failure, best first: a roll call naming who stopped, a colltune
-// error line, the wrong-result count; at most 300 characters; "" when the log has none.
-std::string ranks_words(const std::vector<std::string>& lines);
+// What a failed launch's log says of it, best first: the ranks' roll call naming who stopped, a
+// colltune error line, the wrong-result count, else the launcher's own cause line (srun's
+// "error: ...", see failure_reason); at most 300 characters; "" when the log has none.
+std::string failure_words(const std::vector<std::string>& lines);
+
+// A failed or hung launch in one line: how it ended (hung past `limit_seconds`, an exit code, a
+// signal), then what its log's `tail` says of it (failure_words). Pure.
+std::string launch_failure(const LaunchOutcome& outcome, double limit_seconds,
+                           const std::vector<std::string>& tail);
 
 // Host -> its ports, from `colltune topo --ib-line` lines ("colltune-ib {json}"); other lines
 // and lines that are not JSON are passed over.

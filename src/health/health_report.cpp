@@ -65,6 +65,8 @@ int judged_nodes(const HealthResult& r) {
 }  // namespace
 
 int health_exit_code(const HealthResult& r) {
+  // Launches failing alike at once fail for the check's own setup, not for the nodes they ran on.
+  if (!r.stopped.empty()) return kHealthCouldNotCheck;
   bool bad = std::any_of(r.judgement.nodes.begin(), r.judgement.nodes.end(),
                          [](const NodeVerdict& v) { return is_bad(v.verdict); });
   bad = bad || std::any_of(r.judgement.pairs.begin(), r.judgement.pairs.end(),
@@ -103,7 +105,10 @@ std::string health_text(const HealthResult& r, const HealthRule& rule) {
   }
   const std::size_t n = r.input.nodes.size();
   const int code = health_exit_code(r);
-  if (code == kHealthAllOk) {
+  if (!r.stopped.empty()) {
+    out += fmt::format("colltune health: could not check: {}\n", r.stopped);
+    bad.clear();
+  } else if (code == kHealthAllOk) {
     out += fmt::format("colltune health: all {} nodes ok ({} pairs measured)\n", n,
                        r.judgement.pairs.size());
   } else if (code == kHealthCouldNotCheck && bad.empty()) {
@@ -209,6 +214,7 @@ nlohmann::json health_json(const HealthResult& r, const HealthRule& rule) {
                    {"seconds", r.seconds},
                    {"launches", r.launches},
                    {"budget_spent", r.budget_spent},
+                   {"stopped", r.stopped},
                    {"stages", r.stages},
                    {"events", r.events},
                    {"fleet_seconds", r.judgement.fleet_seconds},
@@ -257,6 +263,7 @@ nlohmann::json health_json(const HealthResult& r, const HealthRule& rule) {
 
 std::string drain_lines(const HealthResult& r) {
   std::string out;
+  if (!r.stopped.empty()) return out;  // no node is to blame for the check's own setup
   for (const NodeVerdict& v : r.judgement.nodes) {
     const auto ports = r.port_findings.find(v.node);
     if (!is_bad(v.verdict) && ports == r.port_findings.end()) continue;

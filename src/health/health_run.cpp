@@ -22,6 +22,7 @@
 #include "store/manifest.hpp"
 #include "store/record.hpp"
 #include "sweep/expand.hpp"
+#include "sweep/fail_fast.hpp"
 #include "sweep/launch.hpp"
 #include "sweep/supervisor.hpp"
 #include "sweep/sweep_store.hpp"
@@ -69,6 +70,13 @@ class HealthRun {
     alone_stage();
     pairs_stage();
     together_stage();
+    if (!r_.stopped.empty()) {
+      // The check's own setup failed, not the nodes it ran on: none of them is judged.
+      r_.input.failed.clear();
+      r_.input.unreachable.clear();
+      r_.input.failed_pairs.clear();
+      r_.judgement = judge();
+    }
     if (!r_.ports_before.empty()) r_.ports_after = read_ports("after");
     r_.port_findings = port_findings(r_.ports_before, r_.ports_after);
     r_.stages.push_back(ports_stage_line(r_.ports_before));
@@ -87,7 +95,7 @@ class HealthRun {
   bool out_of_time() {
     if (g_interrupted.load()) r_.interrupted = true;
     if (elapsed() + o_.launch_timeout_seconds > o_.budget_seconds) r_.budget_spent = true;
-    return r_.interrupted || r_.budget_spent;
+    return r_.interrupted || r_.budget_spent || !r_.stopped.empty();
   }
   void event(const std::string& line) {
     r_.events.push_back(line);
@@ -162,15 +170,14 @@ class HealthRun {
       if (outcome.signal) e.signal = outcome.signal;
       e.tail = tail_lines(log, 12);
       result.ran = r_.interrupted ? Ran::kNotRun : Ran::kFailed;
-      result.silent = silent_hosts_in_log(tail_lines(log, 200));
-      result.reason =
-          outcome.status == LaunchStatus::kTimeout
-              ? fmt::format("hung: no end within {:g} s", o_.launch_timeout_seconds)
-              : fmt::format("the launch {} {}", name(outcome.status),
-                            outcome.signal ? fmt::format("by signal {}", outcome.signal)
-                                           : fmt::format("with exit {}", outcome.exit_code));
-      const std::string words = ranks_words(tail_lines(log, 200));
-      if (!words.empty()) result.reason += ": " + words;
+      const std::vector<std::string> tail = tail_lines(log, 200);
+      result.silent = silent_hosts_in_log(tail);
+      result.reason = launch_failure(outcome, o_.launch_timeout_seconds, tail);
+    }
+    if (fail_fast_.observe(result.ran == Ran::kDone, outcome.seconds, tail_lines(log, 200)).stop) {
+      r_.stopped = fail_fast_.stop_message(
+          "health: every launch left would fail alike, so the check stops here");
+      event(r_.stopped);
     }
     save();
     return result;
@@ -386,6 +393,7 @@ class HealthRun {
   std::FILE* progress_;
   HealthResult r_;
   Manifest manifest_;
+  FailFast fail_fast_;  // every launch of the check, in order
   double bw_bytes_ = 0;
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 };

@@ -50,6 +50,7 @@ struct HealthResult {
   std::vector<std::string> events;  // failures as they happened, with the culprit
   bool budget_spent = false;
   bool interrupted = false;
+  std::string stopped;  // why the check stopped early: its first launches all failed alike
   int launches = 0;
   double seconds = 0;
 };

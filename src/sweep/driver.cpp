@@ -322,7 +322,8 @@ int SweepRun::stopped_early() {
   fmt::print(
       progress_out_,
       "sweep: {}\nsweep: {} of {} launches not run; resume with: colltune sweep --resume {}\n",
-      fail_fast_.stop_message(),
+      fail_fast_.stop_message("sweep: the launches left would fail alike, so the sweep stops here; "
+                              "fix it, then resume"),
       std::count_if(manifest_.launches.begin(), manifest_.launches.end(),
                     [](const LaunchEntry& e) { return e.status == "pending"; }),
       manifest_.launches.size(), store_);

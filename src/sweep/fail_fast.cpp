@@ -27,14 +27,11 @@ FailFast::Step FailFast::observe(bool done, double seconds, const std::vector<st
   return step;
 }
 
-std::string FailFast::stop_message() const {
+std::string FailFast::stop_message(const std::string& what_now) const {
   const auto fix = known_fix(reason_);
-  return fmt::format(
-      "the first {} launches all failed within {:g} s with: {}\nsweep: {}: the launches left would "
-      "fail "
-      "alike, so the sweep stops here; fix it, then resume",
-      alike_, kFailFastSeconds, reason_,
-      fix ? "fix: " + *fix : std::string("no fix is known for this cause"));
+  return fmt::format("the first {} launches all failed within {:g} s with: {}\n{}: {}", alike_,
+                     kFailFastSeconds, reason_, what_now,
+                     fix ? "fix: " + *fix : std::string("no fix is known for this cause"));
 }
 
 }  // namespace colltune

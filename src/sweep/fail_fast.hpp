@@ -22,8 +22,9 @@ class FailFast {
   };
   // After each launch, in order; `tail` is the failed launch's log tail. Driver only.
   Step observe(bool done, double seconds, const std::vector<std::string>& tail);
-  // Once stop was returned: the cause, how many launches showed it, and the known fix.
-  std::string stop_message() const;
+  // Once stop was returned: the cause, how many launches showed it, `what_now` (what the caller
+  // does instead, "the sweep stops here; fix it, then resume"), and the known fix.
+  std::string stop_message(const std::string& what_now) const;
 
  private:
   bool watching_ = true;  // until a launch succeeds, is slow, or fails otherwise

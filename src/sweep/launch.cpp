@@ -220,8 +220,12 @@ void keep_srun_host_order(Launch& launch, const std::vector<std::string>& hosts,
     for (int k = 0; k < ranks_per_host; ++k) text += h + "\n";
   }
   write_file_atomic(hostfile, text);
-  std::erase_if(launch.argv,
-                [](const std::string& a) { return a.starts_with("--ntasks-per-node="); });
+  // srun takes --nodelist as the arbitrary layout itself when both are given, and a list with
+  // fewer names than tasks is refused ("You asked for 2 tasks but hostlist specified 1 nodes"):
+  // the hostfile alone names the nodes, a line per task.
+  std::erase_if(launch.argv, [](const std::string& a) {
+    return a.starts_with("--ntasks-per-node=") || a.starts_with("--nodelist=");
+  });
   launch.argv.insert(launch.argv.begin() + 1, "--distribution=arbitrary");
   launch.env["SLURM_HOSTFILE"] = hostfile;
   for (std::string& a : launch.argv) {

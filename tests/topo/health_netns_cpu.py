@@ -72,6 +72,20 @@ try:
           f"ct-node3 alone: {alone}")
     for n in ("ct-node1", "ct-node2", "ct-node4"):
         check(nodes[n]["alone"]["verdict"] == "ok", f"{n} alone: {nodes[n]['alone']}")
+
+    # Every launch dies alike at once (the spec's colltune is not there): the check stops after
+    # 3 launches with the cause, exit 3, and drains no node, for no node is to blame.
+    broken = h.write_spec(work, open(spec).read().replace("name: health-netns-cpu",
+                                                          "name: broken\ncolltune: /nonexistent"),
+                          "broken.yaml")
+    drain = os.path.join(work, "drain")
+    proc = subprocess.run([args.colltune, "health", broken, "--results", os.path.join(work, "b"),
+                           "--drain", drain], env=h.mpi_env(), capture_output=True, text=True,
+                          timeout=300)
+    check(proc.returncode == 3 and proc.stdout.startswith(
+        "colltune health: could not check: the first 3 launches all failed within 2 s with: ")
+          and proc.stderr.count("] alone ") == 3 and open(drain).read() == "",
+          f"broken: exit {proc.returncode}: {proc.stdout[:400]} {proc.stderr[-600:]}")
 finally:
     subprocess.run([cluster, "down", "4"], capture_output=True)
     try:

@@ -33,12 +33,21 @@ launcher: srun
 env: {OMPI_MCA_btl: "tcp,self,vader", OMPI_MCA_btl_tcp_if_include: 198.18.0.0/24,
       OMPI_MCA_oob_tcp_if_include: 198.18.0.0/24, OMPI_MCA_mpi_yield_when_idle: 1}
 """)
+    # An allocation of one CPU a node (salloc's default) cannot hold stage 1's two ranks a node:
+    # refused before any launch, naming the allocation, not a failed node per srun.
+    results = os.path.join(work, "results-one-cpu")
+    proc = subprocess.run(["salloc", "-N", "2", args.colltune, "health", spec, "--results",
+                           results, "--launch-timeout", "60"],
+                          env=env, capture_output=True, text=True, timeout=600)
+    check(proc.returncode == 2 and "--node-ranks: 2 ranks a node" in proc.stderr
+          and "SLURM_JOB_CPUS_PER_NODE=1(x2)" in proc.stderr and not os.path.exists(results),
+          f"one CPU a node: exit {proc.returncode}: {proc.stderr[-800:]}")
     for extra, order in [([], ["ct-node1", "ct-node2"]),
                          (["--hosts", "ct-node2,ct-node1"], ["ct-node2", "ct-node1"])]:
         results = os.path.join(work, "results-" + "-".join(order))
         out_json = os.path.join(work, "-".join(order) + ".json")
-        proc = subprocess.run(["salloc", "-N", "2", args.colltune, "health", spec, "--results",
-                               results, "--json", out_json, "--launch-timeout", "60", *extra],
+        proc = subprocess.run(["salloc", "-N", "2", "--ntasks-per-node", "2", args.colltune,
+                               "health", spec, "--results", results, "--json", out_json, "--launch-timeout", "60", *extra],
                               env=env, capture_output=True, text=True, timeout=600)
         check(proc.returncode == 0, f"{extra}: exit {proc.returncode}: {proc.stdout[-1500:]}"
               f"{proc.stderr[-1500:]}")

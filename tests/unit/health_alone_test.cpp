@@ -7,6 +7,8 @@
 #include <cmath>
 #include <random>
 
+#include "health/health_args.hpp"
+
 namespace colltune {
 namespace {
 
@@ -147,6 +149,16 @@ TEST(HealthTogether, BelowHalfThePairIsSlowAndAllreduceOnlyWhereItIsARing) {
     EXPECT_EQ(figures[1].verdict, HealthVerdict::kSlow);  // alltoall
   }
   EXPECT_EQ(together_figures({launch}, 0.5)[0].verdict, HealthVerdict::kOk);  // 0.6x
+}
+
+// Slurm's SLURM_JOB_CPUS_PER_NODE forms (sbatch(1)): "N(xK)" repeats, comma-separated groups.
+TEST(HealthArgs, FewestAllocatedCpusReadsSlurmsRepeatForm) {
+  EXPECT_EQ(fewest_allocated_cpus("72(x2),36"), 36);
+  EXPECT_EQ(fewest_allocated_cpus("4,8(x3)"), 4);
+  EXPECT_EQ(fewest_allocated_cpus("1(x2)"), 1);
+  EXPECT_EQ(fewest_allocated_cpus("16"), 16);
+  for (const char* bad : {"", "x", "4(x)", "4(2)", "4(x2", "0", "4,,8", "-1", "4(x2)z"})
+    EXPECT_EQ(fewest_allocated_cpus(bad), std::nullopt) << bad;
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include "core/decision.hpp"
 #include "core/stats.hpp"
+#include "health/fleet_score.hpp"
 
 namespace colltune {
 
@@ -33,33 +34,22 @@ void add_alone_figures(std::vector<AloneFigures>& alone, int node,
   for (const auto& [metric, gbps] : slowest_gbps) f->launches[metric].push_back({1 / gbps});
 }
 
-namespace {
-
-struct AloneCell {
-  std::size_t unit = 0;  // index into the figures
-  std::string metric;
-  double mean_log = 0, d = 0, p = 1, adjusted = 1;
-  int launches = 0;
-};
-
-}  // namespace
-
 std::vector<AloneVerdict> judge_alone(const std::vector<AloneFigures>& alone,
                                       const HealthRule& rule, std::vector<std::string>& notes) {
   std::set<std::string> metrics;
   for (const AloneFigures& a : alone) {
     for (const auto& [m, launches] : a.launches) metrics.insert(m);
   }
-  std::vector<AloneCell> cells;
-  std::map<std::string, double> fleet_log, spread_of;
+  std::vector<FleetCell> cells;
+  std::map<std::string, FleetScale> scales;
   for (const std::string& m : metrics) {
     std::vector<LaunchSamples> pooled;
     std::vector<double> logs;
-    std::vector<AloneCell> mine;
+    std::vector<FleetCell> mine;
     for (std::size_t i = 0; i < alone.size(); ++i) {
       const auto it = alone[i].launches.find(m);
       if (it == alone[i].launches.end()) continue;
-      AloneCell c{i, m};
+      FleetCell c{i, m};
       c.mean_log = mean_log_median(it->second, c.launches);
       if (c.launches == 0) continue;
       pooled.push_back(it->second);
@@ -67,52 +57,42 @@ std::vector<AloneVerdict> judge_alone(const std::vector<AloneFigures>& alone,
       mine.push_back(c);
     }
     if (mine.empty()) continue;
-    std::size_t df = 0;
-    const double spread = std::max(pooled_launch_sd(pooled, &df), kMinLaunchSd);
-    const double fleet = median_of(logs);
-    fleet_log[m] = fleet;
-    spread_of[m] = spread;
-    if (df == 0) {
+    scales[m] = score_against_fleet(mine, pooled, median_of(logs), logs);
+    if (scales[m].df == 0) {
       notes.push_back(fmt::format(
           "alone {}: no node has two launches, so the launch-to-launch noise is unknown and "
           "nothing is called slow on it",
           m));
     }
-    for (AloneCell& c : mine) {
-      c.d = c.mean_log - fleet;
-      c.p = slower_than_fleet_p(c.d, spread, c.launches, df);
-      cells.push_back(c);
-    }
+    cells.insert(cells.end(), mine.begin(), mine.end());
   }
-  std::vector<double> ps;
-  for (const AloneCell& c : cells) ps.push_back(c.p);
-  const std::vector<double> adjusted = benjamini_hochberg(ps);
-  for (std::size_t i = 0; i < cells.size(); ++i) cells[i].adjusted = adjusted[i];
+  adjust_for_many(cells);
 
-  const double slow_ratio = 1 - rule.min_effect;
   std::vector<AloneVerdict> out;
   for (std::size_t i = 0; i < alone.size(); ++i) {
     AloneVerdict v;
     v.node = alone[i].node;
-    const AloneCell* worst = nullptr;
+    const FleetCell* worst = nullptr;
     bool slow = false;
-    for (const AloneCell& c : cells) {
+    for (const FleetCell& c : cells) {
       if (c.unit != i) continue;
-      const bool below = std::exp(-c.d) <= slow_ratio;
-      const bool s = below && c.adjusted < rule.alpha;
-      v.undecided = v.undecided || (below && !s);
+      const FleetCall call = call_of(c, scales[c.metric], rule);
+      const bool s = call == FleetCall::kSlow;
+      v.undecided = v.undecided || call == FleetCall::kUndecided;
       if (!worst || (s && !slow) || (s == slow && c.d > worst->d)) worst = &c;
       slow = slow || s;
     }
     if (worst) {
+      const FleetScale& scale = scales[worst->metric];
       v.verdict = slow ? HealthVerdict::kSlow : HealthVerdict::kOk;
       v.worst = Evidence{worst->metric,
                          std::exp(-worst->d),
                          worst->adjusted,
                          std::exp(worst->mean_log),
-                         std::exp(fleet_log[worst->metric]),
-                         spread_of[worst->metric],
-                         worst->launches};
+                         std::exp(scale.fleet_log),
+                         scale.launch_sd,
+                         worst->launches,
+                         scale.between_sd};
     }
     if (slow) v.undecided = false;
     out.push_back(v);

@@ -27,6 +27,12 @@ std::string failure_words(const std::vector<std::string>& lines);
 std::string launch_failure(const LaunchOutcome& outcome, double limit_seconds,
                            const std::vector<std::string>& tail);
 
+// Whether a launch_failure reason is Open MPI's word that it could not start its daemon on a
+// node: nothing ran there, so the node is unreachable rather than failed. Pure.
+inline bool never_started(const std::string& reason) {
+  return reason.find("daemon") != std::string::npos;
+}
+
 // Host -> its ports, from `colltune topo --ib-line` lines ("colltune-ib {json}"); other lines
 // and lines that are not JSON are passed over.
 std::map<std::string, std::vector<IbPort>> ib_lines(const std::vector<std::string>& lines);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace colltune {
 namespace {
@@ -11,7 +12,11 @@ const std::string& host(const HealthResult& r, int node) {
   return r.input.nodes[static_cast<std::size_t>(node)];
 }
 
-std::string p_text(double p) { return p < 0.001 ? "p < 0.001" : fmt::format("p = {:.3f}", p); }
+// "p < 0.001; nodes spread 2%": the probability and the fleet's own spread it was held against.
+std::string p_text(const Evidence& e) {
+  const std::string p = e.p < 0.001 ? "p < 0.001" : fmt::format("p = {:.3f}", e.p);
+  return fmt::format("{}; nodes spread {:.0f}%", p, (std::exp(e.between_sd) - 1) * 100);
+}
 
 // "bw 0.49x the fleet median": a time ratio shown as the figure's own (bandwidth falls, latency
 // rises).
@@ -31,11 +36,11 @@ const AloneVerdict* alone_of(const HealthResult& r, int node) {
 std::string node_reason(const HealthResult& r, const NodeVerdict& v) {
   if (v.verdict == HealthVerdict::kSlow && v.slow_alone) {
     return fmt::format("slow alone: {} over {} launches ({})", ratio_text(v.worst),
-                       v.worst.launches, p_text(v.worst.p));
+                       v.worst.launches, p_text(v.worst));
   }
   if (v.verdict == HealthVerdict::kSlow) {
     return fmt::format("slow: {} in {} of {} pairs ({})", ratio_text(v.worst), v.slow_pairs,
-                       v.judged_pairs, p_text(v.worst.p));
+                       v.judged_pairs, p_text(v.worst));
   }
   if (v.verdict == HealthVerdict::kFailed || v.verdict == HealthVerdict::kUnreachable)
     return fmt::format("{}: {}", name(v.verdict), v.reason);
@@ -100,7 +105,7 @@ std::string health_text(const HealthResult& r, const HealthRule& rule) {
     links.push_back(fmt::format("link {}-{} {}: {}; both nodes are fine in their other pairs",
                                 host(r, p.pair.first), host(r, p.pair.second), name(p.verdict),
                                 p.verdict == HealthVerdict::kSlow
-                                    ? fmt::format("{} ({})", ratio_text(p.worst), p_text(p.worst.p))
+                                    ? fmt::format("{} ({})", ratio_text(p.worst), p_text(p.worst))
                                     : p.reason));
   }
   const std::size_t n = r.input.nodes.size();
@@ -132,11 +137,11 @@ std::string health_text(const HealthResult& r, const HealthRule& rule) {
   for (const std::string& note : r.judgement.notes) out += "  note: " + note + "\n";
   if (r.budget_spent) out += "  note: the budget was spent before every launch ran\n";
   out += fmt::format(
-      "\nRule: slow = at least {:.0f}% slower than the fleet's median and "
-      "significant over launches (Benjamini-Hochberg-adjusted p < {:g}); a node "
-      "slow in most of its pairs is slow, a slow pair of two fine nodes is a slow "
-      "link.\n",
-      rule.min_effect * 100, rule.alpha);
+      "\nRule: slow = at least {:.0f}% slower than the fleet's median, beyond {:g} robust sds "
+      "of the nodes' own spread, and significant over launches (Benjamini-Hochberg-adjusted "
+      "p < {:g}); a node slow in most of its pairs is slow, a slow pair of two fine nodes is a "
+      "slow link.\n",
+      rule.min_effect * 100, kOutlierZ, rule.alpha);
   out += "\nStages:\n";
   for (const std::string& s : r.stages) out += "  " + s + "\n";
   out += fmt::format("  {} launches, {:.1f} s\n", r.launches, r.seconds);
@@ -206,20 +211,23 @@ nlohmann::json health_json(const HealthResult& r, const HealthRule& rule) {
                           {"median_seconds", e.median_seconds},
                           {"fleet_seconds", e.fleet_seconds},
                           {"spread_log_sd", e.spread},
+                          {"between_log_sd", e.between_sd},
                           {"launches", e.launches}};
   };
-  nlohmann::json j{{"schema_version", 1},
-                   {"exit_code", health_exit_code(r)},
-                   {"rule", {{"min_effect", rule.min_effect}, {"alpha", rule.alpha}}},
-                   {"seconds", r.seconds},
-                   {"launches", r.launches},
-                   {"budget_spent", r.budget_spent},
-                   {"stopped", r.stopped},
-                   {"stages", r.stages},
-                   {"events", r.events},
-                   {"fleet_seconds", r.judgement.fleet_seconds},
-                   {"spread_log_sd", r.judgement.spread},
-                   {"notes", r.judgement.notes}};
+  nlohmann::json j{
+      {"schema_version", 1},
+      {"exit_code", health_exit_code(r)},
+      {"rule", {{"min_effect", rule.min_effect}, {"alpha", rule.alpha}, {"outlier_z", kOutlierZ}}},
+      {"seconds", r.seconds},
+      {"launches", r.launches},
+      {"budget_spent", r.budget_spent},
+      {"stopped", r.stopped},
+      {"stages", r.stages},
+      {"events", r.events},
+      {"fleet_seconds", r.judgement.fleet_seconds},
+      {"spread_log_sd", r.judgement.spread},
+      {"between_log_sd", r.judgement.between_sd},
+      {"notes", r.judgement.notes}};
   j["nodes"] = nlohmann::json::array();
   for (const NodeVerdict& v : r.judgement.nodes) {
     const AloneVerdict* alone = alone_of(r, v.node);

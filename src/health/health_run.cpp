@@ -269,8 +269,7 @@ class HealthRun {
       for (const NodePair& p : pairs) measure_pairs({p}, pass);
       return;
     }
-    // Open MPI's words when it could not start its daemon on a node: nothing ran there.
-    const bool unreachable = l.reason.find("daemon") != std::string::npos;
+    const bool unreachable = never_started(l.reason);
     r_.input.failed_pairs[pairs.front()] = (unreachable ? "unreachable: " : "") + l.reason;
     event(fmt::format("pair {} failed: {}", labels.front(), l.reason));
   }
@@ -305,9 +304,7 @@ class HealthRun {
         if (l.ran == Ran::kDone) {
           add_alone_figures(r_.input.alone, n, l.records, l.ceilings, o_.small_bytes);
         } else if (l.ran == Ran::kFailed) {
-          // Open MPI's words when it could not start its daemon there: nothing ran.
-          auto& verdicts =
-              l.reason.find("daemon") != std::string::npos ? r_.input.unreachable : r_.input.failed;
+          auto& verdicts = never_started(l.reason) ? r_.input.unreachable : r_.input.failed;
           verdicts.emplace(n, "alone: " + l.reason);
           event(fmt::format("{} failed alone: {}", host, l.reason));
         }

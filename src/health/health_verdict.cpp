@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <set>
 
@@ -19,35 +18,7 @@ double lower_median_of(std::vector<double> v) {
   return v[(v.size() - 1) / 2];
 }
 
-double log_median(const std::vector<double>& samples) { return std::log(median_of(samples)); }
-
-struct Cell {  // one pair on one metric
-  std::size_t pair = 0;
-  std::string metric;
-  double mean_log = 0;  // mean over launches of log launch medians (seconds)
-  int launches = 0;
-  double d = 0, p = 1, adjusted = 1;  // d: log(pair time / fleet time)
-};
-
 }  // namespace
-
-double mean_log_median(const LaunchSamples& launches, int& counted) {
-  double sum = 0;
-  counted = 0;
-  for (const auto& launch : launches) {
-    if (launch.empty()) continue;
-    sum += log_median(launch);
-    ++counted;
-  }
-  return counted > 0 ? sum / counted : 0;
-}
-
-double slower_than_fleet_p(double d, double spread, int launches, std::size_t df) {
-  if (df == 0 || launches == 0) return 1;
-  const double t = d / (spread / std::sqrt(static_cast<double>(launches)));
-  return boost::math::cdf(
-      boost::math::complement(boost::math::students_t(static_cast<double>(df)), t));
-}
 
 std::string_view name(HealthVerdict v) {
   switch (v) {
@@ -71,15 +42,16 @@ HealthJudgement judge_health(const HealthInput& in, const HealthRule& rule) {
   for (const auto& p : in.pairs) {
     for (const auto& [m, launches] : p.launches) metrics.insert(m);
   }
-  std::vector<Cell> cells;
+  std::vector<FleetCell> cells;
+  std::map<std::string, FleetScale> scales;
   for (const std::string& m : metrics) {
     std::vector<LaunchSamples> pooled;
-    std::vector<Cell> mine;
+    std::vector<FleetCell> mine;
     std::vector<std::vector<double>> node_logs(in.nodes.size());
     for (std::size_t i = 0; i < in.pairs.size(); ++i) {
       const auto it = in.pairs[i].launches.find(m);
       if (it == in.pairs[i].launches.end()) continue;
-      Cell c{i, m};
+      FleetCell c{i, m};
       c.mean_log = mean_log_median(it->second, c.launches);
       if (c.launches == 0) continue;
       pooled.push_back(it->second);
@@ -88,35 +60,27 @@ HealthJudgement judge_health(const HealthInput& in, const HealthRule& rule) {
       mine.push_back(c);
     }
     if (mine.empty()) continue;
-    std::size_t df = 0;
-    const double spread = std::max(pooled_launch_sd(pooled, &df), kMinLaunchSd);
     std::vector<double> node_scores;
     for (const auto& logs : node_logs) {
       if (!logs.empty()) node_scores.push_back(lower_median_of(logs));
     }
-    const double fleet = median_of(node_scores);
-    out.fleet_seconds[m] = std::exp(fleet);
-    out.spread[m] = spread;
-    out.spread_df = std::max(out.spread_df, df);
-    if (df == 0) {
+    const FleetScale scale = score_against_fleet(mine, pooled, median_of(node_scores), node_scores);
+    scales[m] = scale;
+    out.fleet_seconds[m] = std::exp(scale.fleet_log);
+    out.spread[m] = scale.launch_sd;
+    out.between_sd[m] = scale.between_sd;
+    out.spread_df = std::max(out.spread_df, scale.df);
+    if (scale.df == 0) {
       out.notes.push_back(fmt::format(
           "{}: no pair has two launches, so the launch-to-launch noise is unknown and nothing "
           "is called slow on it",
           m));
     }
-    for (Cell& c : mine) {
-      c.d = c.mean_log - fleet;
-      c.p = slower_than_fleet_p(c.d, spread, c.launches, df);
-      cells.push_back(c);
-    }
+    cells.insert(cells.end(), mine.begin(), mine.end());
   }
-  std::vector<double> ps;
-  for (const Cell& c : cells) ps.push_back(c.p);
-  const std::vector<double> adjusted = benjamini_hochberg(ps);
-  for (std::size_t i = 0; i < cells.size(); ++i) cells[i].adjusted = adjusted[i];
+  adjust_for_many(cells);
 
-  const double slow_ratio = 1 - rule.min_effect;
-  const auto evidence_of = [&](const Cell& c) {
+  const auto evidence_of = [&](const FleetCell& c) {
     Evidence e;
     e.metric = c.metric;
     e.ratio = std::exp(-c.d);
@@ -125,21 +89,20 @@ HealthJudgement judge_health(const HealthInput& in, const HealthRule& rule) {
     e.fleet_seconds = out.fleet_seconds[c.metric];
     e.spread = out.spread[c.metric];
     e.launches = c.launches;
+    e.between_sd = out.between_sd[c.metric];
     return e;
   };
-  const auto is_slow = [&](const Cell& c) {
-    return std::exp(-c.d) <= slow_ratio && c.adjusted < rule.alpha;
-  };
+  const auto call = [&](const FleetCell& c) { return call_of(c, scales[c.metric], rule); };
   // Pairs: the slow metric furthest from the fleet, else the metric furthest from it.
   for (std::size_t i = 0; i < in.pairs.size(); ++i) {
     PairVerdict v;
     v.pair = in.pairs[i].pair;
-    const Cell* worst = nullptr;
+    const FleetCell* worst = nullptr;
     bool slow = false;
-    for (const Cell& c : cells) {
-      if (c.pair != i) continue;
-      const bool s = is_slow(c);
-      if (std::exp(-c.d) <= slow_ratio && !s) v.undecided = true;
+    for (const FleetCell& c : cells) {
+      if (c.unit != i) continue;
+      const bool s = call(c) == FleetCall::kSlow;
+      if (call(c) == FleetCall::kUndecided) v.undecided = true;
       if (!worst || (s && !slow) || (s == slow && c.d > worst->d)) worst = &c;
       slow = slow || s;
     }
@@ -168,12 +131,12 @@ HealthJudgement judge_health(const HealthInput& in, const HealthRule& rule) {
       int slow = 0, judged = 0;
       double worst_p = 0;
       std::vector<double> logs;
-      for (const Cell& c : cells) {
-        const NodePair& pr = in.pairs[c.pair].pair;
+      for (const FleetCell& c : cells) {
+        const NodePair& pr = in.pairs[c.unit].pair;
         if (c.metric != m || (pr.first != node && pr.second != node)) continue;
         ++judged;
         logs.push_back(c.d);
-        if (is_slow(c)) {
+        if (call(c) == FleetCall::kSlow) {
           ++slow;
           worst_p = std::max(worst_p, c.adjusted);
         }
@@ -191,7 +154,8 @@ HealthJudgement judge_health(const HealthInput& in, const HealthRule& rule) {
                            out.fleet_seconds[m] * std::exp(node_d),
                            out.fleet_seconds[m],
                            out.spread[m],
-                           0};
+                           0,
+                           out.between_sd[m]};
       }
     }
     if (v.judged_pairs == 0) {

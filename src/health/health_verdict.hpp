@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/decision.hpp"
+#include "health/fleet_score.hpp"
 #include "health/health_plan.hpp"
 #include "store/record.hpp"
 
@@ -38,11 +39,6 @@ struct HealthInput {
   std::map<NodePair, std::string> failed_pairs;  // launches of just that pair that failed
 };
 
-struct HealthRule {
-  double min_effect = 0.15;  // slow only where 15% or more below the fleet's reference
-  double alpha = 0.001;      // on Benjamini-Hochberg-adjusted p over all pairs x metrics
-};
-
 // The worst metric of a pair or node, with its evidence.
 struct Evidence {
   std::string metric;
@@ -50,6 +46,7 @@ struct Evidence {
   double p = 1;      // adjusted one-sided p of "slower than the fleet"
   double median_seconds = 0, fleet_seconds = 0, spread = 0;  // spread: sd of log launch figures
   int launches = 0;
+  double between_sd = 0;  // the fleet's robust sd of log figures between units (FleetScale)
 };
 
 struct PairVerdict {
@@ -84,19 +81,11 @@ struct HealthJudgement {
   std::vector<PairVerdict> pairs;               // in input order
   std::map<std::string, double> fleet_seconds;  // metric -> the fleet's reference time
   std::map<std::string, double> spread;         // metric -> pooled sd of log launch figures
+  std::map<std::string, double> between_sd;     // metric -> robust sd between nodes' figures
   std::size_t spread_df = 0;
   bool any_undecided = false;
   std::vector<std::string> notes;  // what the data could not tell
 };
-
-// A unit's (a pair's, a node's) figure on one metric: the mean over its launches of the log of
-// each launch's median; `counted` gets the launches that had samples.
-double mean_log_median(const LaunchSamples& launches, int& counted);
-
-// One-sided p of "slower than the fleet" for a unit `d` above the fleet's figure (in log), over
-// `launches` launches, with the pooled launch sd `spread` on `df` degrees of freedom; 1 when df
-// is 0 (the noise is unknown).
-double slower_than_fleet_p(double d, double spread, int launches, std::size_t df);
 
 // Stage 3: all healthy nodes at once, against what the slowest healthy pair's bw predicts.
 struct TogetherFigure {
@@ -138,8 +127,9 @@ void blame_nodes_of_failed_pairs(HealthInput& in);
 
 // The rule: per metric, a pair's figure is the geometric mean of its launch medians; a node's
 // the median of its pairs'; the fleet's the median of its nodes'. A pair is slow where it is at
-// least min_effect slower than the fleet and a t-test over its launches (the pooled launch
-// spread of all pairs) says so at alpha after Benjamini-Hochberg. A node slow in more than half
+// least min_effect slower than the fleet, beyond kOutlierZ robust sds of the nodes' figures, and
+// a t-test over its launches (the pooled launch spread of all pairs) says so at alpha after
+// Benjamini-Hochberg (call_of). A node slow in more than half
 // of its measured pairs is a slow node; a slow pair whose nodes are both not slow is a slow link.
 HealthJudgement judge_health(const HealthInput& in, const HealthRule& rule = {});
 

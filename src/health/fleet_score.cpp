@@ -1,0 +1,66 @@
+#include "health/fleet_score.hpp"
+
+#include <algorithm>
+#include <boost/math/distributions/students_t.hpp>
+#include <cmath>
+
+#include "core/stats.hpp"
+
+namespace colltune {
+
+double mean_log_median(const LaunchSamples& launches, int& counted) {
+  double sum = 0;
+  counted = 0;
+  for (const auto& launch : launches) {
+    if (launch.empty()) continue;
+    sum += std::log(median_of(launch));
+    ++counted;
+  }
+  return counted > 0 ? sum / counted : 0;
+}
+
+double slower_than_fleet_p(double d, double spread, int launches, std::size_t df) {
+  if (df == 0 || launches == 0) return 1;
+  const double t = d / (spread / std::sqrt(static_cast<double>(launches)));
+  return boost::math::cdf(
+      boost::math::complement(boost::math::students_t(static_cast<double>(df)), t));
+}
+
+FleetScale score_against_fleet(std::vector<FleetCell>& cells,
+                               const std::vector<LaunchSamples>& pooled, double fleet_log,
+                               const std::vector<double>& unit_logs) {
+  FleetScale s;
+  s.fleet_log = fleet_log;
+  s.launch_sd = std::max(pooled_launch_sd(pooled, &s.df), kMinLaunchSd);
+  // Healthy nodes differ among themselves (their parts, their place in the fabric), often by
+  // more than one node differs from launch to launch: a node is slow only where it stands out
+  // of that spread too. The MAD ignores up to half the units being slow; with two units it is
+  // half their gap, which would hide either, so it needs three.
+  if (unit_logs.size() >= 3) {
+    const double centre = median_of(unit_logs);
+    std::vector<double> deviations;
+    for (double v : unit_logs) deviations.push_back(std::abs(v - centre));
+    s.between_sd = 1.4826 * median_of(deviations);
+  }
+  for (FleetCell& c : cells) {
+    c.d = c.mean_log - fleet_log;
+    c.p = slower_than_fleet_p(c.d, s.launch_sd, c.launches, s.df);
+  }
+  return s;
+}
+
+void adjust_for_many(std::vector<FleetCell>& cells) {
+  std::vector<double> ps;
+  for (const FleetCell& c : cells) ps.push_back(c.p);
+  const std::vector<double> adjusted = benjamini_hochberg(ps);
+  for (std::size_t i = 0; i < cells.size(); ++i) cells[i].adjusted = adjusted[i];
+}
+
+FleetCall call_of(const FleetCell& cell, const FleetScale& scale, const HealthRule& rule) {
+  const bool below = std::exp(-cell.d) <= 1 - rule.min_effect;
+  const bool outlier = cell.d > kOutlierZ * scale.between_sd;
+  if (!below || !outlier) return FleetCall::kOk;
+  return cell.adjusted < rule.alpha ? FleetCall::kSlow : FleetCall::kUndecided;
+}
+
+}  // namespace colltune

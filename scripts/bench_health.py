@@ -9,7 +9,6 @@ the notes. Defaults are the issue's 20/20/10; --healthy/--throttled/--stopped ru
 import argparse
 import json
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -24,49 +23,15 @@ parser.add_argument("--slow-node", type=int, default=3)
 parser.add_argument("--budget", type=int, default=600)
 args = parser.parse_args()
 colltune = os.path.abspath(args.colltune)
-repo = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-cluster = os.path.join(repo, "scripts", "netns-cluster.sh")
-agent = os.path.join(repo, "scripts", "netns-agent.sh")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "topo"))
+import netns  # noqa: E402
+
 hosts = [f"ct-node{i}" for i in range(1, 5)]
 work = tempfile.mkdtemp(prefix="colltune-bench-health-")
 spec = os.path.join(work, "spec.yaml")
 with open(spec, "w") as f:
-    f.write(f"""name: bench-health
-hosts: [{", ".join(hosts)}]
-launcher_args: [--mca, plm_rsh_agent, {agent}, --mca, btl, "tcp,self,vader",
-                --mca, btl_tcp_if_include, 198.18.0.0/24, --mca, oob_tcp_if_include, 198.18.0.0/24,
-                --mca, mpi_yield_when_idle, 1, --oversubscribe]
-""")
+    f.write("name: bench-health\n" + netns.launch_keys(hosts))
 
-
-def shape(node, rate):
-    for command in (["tc", "qdisc", "replace", "dev", f"ctv{node}"],
-                    ["ip", "netns", "exec", f"ct-node{node}", "tc", "qdisc", "replace", "dev",
-                     "eth0"]):
-        subprocess.run(command + ["root", "tbf", "rate", rate, "burst", "256kb", "latency",
-                                  "100ms"], check=True)
-
-
-def stop_ranks(node):
-    stopped = 0
-    for pid in subprocess.run(["ip", "netns", "pids", node], capture_output=True,
-                              text=True).stdout.split():
-        try:
-            command = open(f"/proc/{pid}/cmdline").read().split("\0")
-        except OSError:
-            continue
-        if command[:1] == [colltune] and "run" in command:
-            os.kill(int(pid), signal.SIGSTOP)
-            stopped += 1
-    return stopped
-
-
-def measuring(results):
-    for root, _, files in os.walk(results):
-        for f in files:
-            if f.endswith(".jsonl.partial") and os.path.getsize(os.path.join(root, f)) > 0:
-                return True
-    return False
 
 
 def check(kind, k, stop_node=None):
@@ -78,9 +43,9 @@ def check(kind, k, stop_node=None):
                             stderr=subprocess.PIPE, text=True)
     if stop_node:
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not measuring(results):
+        while time.monotonic() < deadline and not netns.measuring(results):
             time.sleep(0.1)
-        while time.monotonic() < deadline and stop_ranks(stop_node) == 0:
+        while time.monotonic() < deadline and netns.stop_ranks(stop_node, colltune) == 0:
             time.sleep(0.2)
     proc.communicate()
     seconds = time.monotonic() - started
@@ -95,7 +60,7 @@ def check(kind, k, stop_node=None):
     return proc.returncode, seconds, verdicts, checked
 
 
-if subprocess.run([cluster, "up", "4", "1gbit"]).returncode != 0:
+if subprocess.run([netns.CLUSTER, "up", "4", "1gbit"]).returncode != 0:
     sys.exit("bench-health: cannot create the namespace cluster (root needed)")
 slow = f"ct-node{args.slow_node}"
 tallies = {}
@@ -105,13 +70,13 @@ try:
         code, s, v, _ = check("healthy", k)
         named += any(x != "ok" for x in v.values()) or code != 0
     tallies["healthy"] = (named, args.healthy)
-    shape(args.slow_node, "500mbit")
+    netns.shape(args.slow_node, "500mbit")
     found = 0
     for k in range(1, args.throttled + 1):
         code, s, v, _ = check("throttled", k)
         found += v.get(slow) == "slow" and all(v.get(h) == "ok" for h in hosts if h != slow)
     tallies["throttled"] = (found, args.throttled)
-    shape(args.slow_node, "1gbit")
+    netns.shape(args.slow_node, "1gbit")
     failed = 0
     for k in range(1, args.stopped + 1):
         code, s, v, c = check("stopped", k, stop_node="ct-node2")
@@ -119,7 +84,7 @@ try:
                    all(v.get(h) == "ok" and c.get(h, 0) >= 2 for h in hosts if h != "ct-node2"))
     tallies["stopped"] = (failed, args.stopped)
 finally:
-    subprocess.run([cluster, "down", "4"], capture_output=True)
+    subprocess.run([netns.CLUSTER, "down", "4"], capture_output=True)
 print()
 if "healthy" in tallies:
     print(f"healthy checks naming any node: {tallies['healthy'][0]} of {tallies['healthy'][1]} "

@@ -5,7 +5,6 @@ InfiniBand trees (COLLTUNE_IB_SYSFS_ROOT, one per node) show a port slower than 
 one that counts symbol errors during the check; bad input is exit 2 before any launch. Skipped (77) where namespaces cannot be created (not root)."""
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -14,19 +13,13 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "sweep"))
 import sweep_harness as h  # noqa: E402
 from sweep_harness import check  # noqa: E402
 
+import netns  # noqa: E402
+
 args = h.parse_args()
-repo = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-cluster = os.path.join(repo, "scripts", "netns-cluster.sh")
-agent = os.path.join(repo, "scripts", "netns-agent.sh")
+cluster = netns.CLUSTER
 hosts = ["ct-node1", "ct-node2", "ct-node3", "ct-node4"]
 work = h.workdir()
-spec = h.write_spec(work, f"""
-name: health-netns
-hosts: [{", ".join(hosts)}]
-launcher_args: [--mca, plm_rsh_agent, {agent}, --mca, btl, "tcp,self,vader",
-                --mca, btl_tcp_if_include, 198.18.0.0/24, --mca, oob_tcp_if_include, 198.18.0.0/24,
-                --mca, mpi_yield_when_idle, 1, --oversubscribe]
-""")
+spec = h.write_spec(work, "name: health-netns\n" + netns.launch_keys(hosts))
 
 
 # One fake /sys/class/infiniband per node: ct-node4's port trained at half the rate.
@@ -50,14 +43,6 @@ def health(*extra, limit=400):
                            "--launch-timeout", "30", *extra], env=h.mpi_env(),
                           capture_output=True, text=True, timeout=limit)
     return proc.returncode, proc.stdout, proc.stderr, results
-
-
-def shape(node, rate):
-    for command in (["tc", "qdisc", "replace", "dev", f"ctv{node}"],
-                    ["ip", "netns", "exec", f"ct-node{node}", "tc", "qdisc", "replace", "dev",
-                     "eth0"]):
-        subprocess.run(command + ["root", "tbf", "rate", rate, "burst", "256kb", "latency",
-                                  "100ms"], check=True)
 
 
 # Bad input: exit 2, one line naming what is wrong, and no launch (no store made).
@@ -93,11 +78,11 @@ try:
 
     # ct-node3's link at half the rate: slow in its 3 of 3 pairs, bw about 0.5x (500 of 1000
     # mbit), the other nodes ok, and a drain line for it alone.
-    shape(3, "500mbit")
+    netns.shape(3, "500mbit")
     drain = os.path.join(work, "drain")
     code, out, err, results = health("--drain", drain, "--json", os.path.join(work, "slow.json"))
     print(out)
-    shape(3, "1gbit")
+    netns.shape(3, "1gbit")
     check(code == 1, f"throttled node: exit {code}, expected 1: {out}{err[-1500:]}")
     check("1 of 4 nodes needs attention" in out and "ct-node3 slow:" in out, out[:600])
     nodes = {n["node"]: n for n in json.load(open(os.path.join(work, "slow.json")))["nodes"]}
@@ -120,31 +105,10 @@ try:
                             env=h.mpi_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
 
-    def measuring():
-        # Mid-check: the first launch has written a record (its ranks are past start-up and
-        # their watchdog is armed).
-        for root, _, files in os.walk(results):
-            for f in files:
-                if f.endswith(".jsonl.partial") and os.path.getsize(os.path.join(root, f)) > 0:
-                    return True
-        return False
-
-    def stop_ranks():
-        pids = subprocess.run(["ip", "netns", "pids", "ct-node2"], capture_output=True,
-                              text=True).stdout.split()
-        stopped = 0
-        for pid in pids:
-            try:
-                command = open(f"/proc/{pid}/cmdline").read().split("\0")
-            except OSError:
-                continue
-            if command[:1] == [args.colltune] and "run" in command:
-                os.kill(int(pid), signal.SIGSTOP)
-                stopped += 1
-        return stopped
-
-    check(h.wait_for(measuring, 60, 0.1), "the check never started measuring")
-    check(h.wait_for(stop_ranks, 60, 0.2), "no colltune rank ever ran on ct-node2")
+    check(h.wait_for(lambda: netns.measuring(results), 60, 0.1),
+          "the check never started measuring")
+    check(h.wait_for(lambda: netns.stop_ranks("ct-node2", args.colltune), 60, 0.2),
+          "no colltune rank ever ran on ct-node2")
     with open(os.path.join(ib_root, "ct-node1", "mlx5_0", "ports", "1", "counters",
                            "symbol_error"), "w") as f:
         f.write("3\n")  # errors counted on ct-node1's port during the check

@@ -13,19 +13,13 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "sweep"))
 import sweep_harness as h  # noqa: E402
 from sweep_harness import check  # noqa: E402
 
+import netns  # noqa: E402
+
 args = h.parse_args()
-repo = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-cluster = os.path.join(repo, "scripts", "netns-cluster.sh")
-agent = os.path.join(repo, "scripts", "netns-agent.sh")
+cluster = netns.CLUSTER
 hosts = ["ct-node1", "ct-node2", "ct-node3", "ct-node4"]
 work = h.workdir()
-spec = h.write_spec(work, f"""
-name: health-netns-cpu
-hosts: [{", ".join(hosts)}]
-launcher_args: [--mca, plm_rsh_agent, {agent}, --mca, btl, "tcp,self,vader",
-                --mca, btl_tcp_if_include, 198.18.0.0/24, --mca, oob_tcp_if_include, 198.18.0.0/24,
-                --mca, mpi_yield_when_idle, 1, --oversubscribe]
-""")
+spec = h.write_spec(work, "name: health-netns-cpu\n" + netns.launch_keys(hosts))
 
 
 def make_quota(node):

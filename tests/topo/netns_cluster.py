@@ -10,10 +10,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "sweep"))
 import sweep_harness as h  # noqa: E402
 from sweep_harness import check  # noqa: E402
 
+import netns  # noqa: E402
+
 args = h.parse_args()
-repo = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-cluster = os.path.join(repo, "scripts", "netns-cluster.sh")
-agent = os.path.join(repo, "scripts", "netns-agent.sh")
+cluster = netns.CLUSTER
 up = subprocess.run([cluster, "up", "2", "200mbit"], capture_output=True, text=True)
 if up.returncode != 0:
     print(f"netns_cluster: skipped, cannot create network namespaces here: {up.stderr.strip()}")
@@ -21,15 +21,10 @@ if up.returncode != 0:
     sys.exit(77)
 try:
     work = h.workdir()
-    spec = h.write_spec(work, f"""
-name: netns-placement
-hosts: [ct-node1, ct-node2]
-launcher_args: [--mca, plm_rsh_agent, {agent}, --mca, btl, "tcp,self,vader",
-                --mca, btl_tcp_if_include, 198.18.0.0/24, --mca, oob_tcp_if_include, 198.18.0.0/24,
-                --mca, mpi_yield_when_idle, 1]
-point_timeout_seconds: 120
-benchmark: {{collectives: pingpong, min_bytes: 4K, max_bytes: 256K, step_factor: 4, samples: 8,
-            iters: 10}}
+    spec = h.write_spec(work, "name: netns-placement\n" + netns.launch_keys(
+        ["ct-node1", "ct-node2"], oversubscribe=False) + """point_timeout_seconds: 120
+benchmark: {collectives: pingpong, min_bytes: 4K, max_bytes: 256K, step_factor: 4, samples: 8,
+            iters: 10}
 axes:
   np: 4
   ranks_per_node: 2

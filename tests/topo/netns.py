@@ -1,0 +1,54 @@
+"""The namespace cluster (scripts/netns-cluster.sh) as the tests and benchmarks use it: its
+scripts, the spec lines that launch on its nodes, its links' rate, and its nodes' ranks."""
+import os
+import signal
+import subprocess
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+CLUSTER = os.path.join(REPO, "scripts", "netns-cluster.sh")
+AGENT = os.path.join(REPO, "scripts", "netns-agent.sh")
+
+
+def launch_keys(hosts, oversubscribe=True):
+    """A spec's hosts and launcher_args: Open MPI reaches each namespace through the agent and
+    keeps to the cluster's 198.18.0.0/24 links; yielding lets oversubscribed ranks share cores."""
+    extra = ", --oversubscribe" if oversubscribe else ""
+    return f"""hosts: [{", ".join(hosts)}]
+launcher_args: [--mca, plm_rsh_agent, {AGENT}, --mca, btl, "tcp,self,vader",
+                --mca, btl_tcp_if_include, 198.18.0.0/24, --mca, oob_tcp_if_include, 198.18.0.0/24,
+                --mca, mpi_yield_when_idle, 1{extra}]
+"""
+
+
+def shape(node, rate):
+    """Node `node`'s link at `rate` (a tc rate, "500mbit") both ways."""
+    for command in (["tc", "qdisc", "replace", "dev", f"ctv{node}"],
+                    ["ip", "netns", "exec", f"ct-node{node}", "tc", "qdisc", "replace", "dev",
+                     "eth0"]):
+        subprocess.run(command + ["root", "tbf", "rate", rate, "burst", "256kb", "latency",
+                                  "100ms"], check=True)
+
+
+def stop_ranks(host, colltune):
+    """SIGSTOPs every `colltune run` rank in namespace `host`; how many it stopped."""
+    stopped = 0
+    for pid in subprocess.run(["ip", "netns", "pids", host], capture_output=True,
+                              text=True).stdout.split():
+        try:
+            command = open(f"/proc/{pid}/cmdline").read().split("\0")
+        except OSError:
+            continue
+        if command[:1] == [colltune] and "run" in command:
+            os.kill(int(pid), signal.SIGSTOP)
+            stopped += 1
+    return stopped
+
+
+def measuring(results):
+    """Whether a launch under `results` has written a record: its ranks are past start-up and
+    their watchdog is armed."""
+    for root, _, files in os.walk(results):
+        for f in files:
+            if f.endswith(".jsonl.partial") and os.path.getsize(os.path.join(root, f)) > 0:
+                return True
+    return False

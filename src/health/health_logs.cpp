@@ -79,4 +79,12 @@ LaunchReadback read_launch_records(const std::string& path) {
   return out;
 }
 
+int node_index(const std::vector<std::string>& hosts, const std::string& host) {
+  const auto short_host = [](const std::string& h) { return h.substr(0, h.find('.')); };
+  for (std::size_t i = 0; i < hosts.size(); ++i) {
+    if (hosts[i] == host || short_host(hosts[i]) == short_host(host)) return static_cast<int>(i);
+  }
+  return -1;
+}
+
 }  // namespace colltune

@@ -33,6 +33,10 @@ inline bool never_started(const std::string& reason) {
   return reason.find("daemon") != std::string::npos;
 }
 
+// The index in `hosts` of `host`, matched whole or by its short name (before the first dot): a
+// launcher may print either. -1 when none matches.
+int node_index(const std::vector<std::string>& hosts, const std::string& host);
+
 // Host -> its ports, from `colltune topo --ib-line` lines ("colltune-ib {json}"); other lines
 // and lines that are not JSON are passed over.
 std::map<std::string, std::vector<IbPort>> ib_lines(const std::vector<std::string>& lines);

@@ -45,8 +45,6 @@ struct LaunchResult {
   std::string reason;                   // what happened, for a failed launch
 };
 
-std::string short_host(const std::string& host) { return host.substr(0, host.find('.')); }
-
 class HealthRun {
  public:
   HealthRun(const HealthOptions& o, std::FILE* progress) : o_(o), progress_(progress) {
@@ -187,16 +185,7 @@ class HealthRun {
   std::map<int, std::vector<IbPort>> read_ports(const std::string& when) {
     std::map<int, std::vector<IbPort>> out;
     if (out_of_time()) return out;
-    SweepSpec spec = o_.spec;
-    spec.hosts = o_.hosts;
-    spec.hostfile.clear();
-    Point point;
-    point.settings = {{"np", std::to_string(o_.hosts.size())}, {"ranks_per_node", "1"}};
-    Launch l = build_launch(spec, point, o_.colltune_path, "");
-    // The launcher's part of the argv ends at the program; topo takes run's place.
-    l.argv.resize(static_cast<std::size_t>(
-        std::find(l.argv.begin(), l.argv.end(), o_.colltune_path) - l.argv.begin() + 1));
-    l.argv.insert(l.argv.end(), {"topo", "--ib-line"});
+    const Launch l = ib_line_launch(o_.spec, o_.hosts, o_.colltune_path);
     const std::string log = o_.store_dir + "/ib-" + when + ".log";
     SuperviseOptions so;
     so.limit_seconds = o_.launch_timeout_seconds;
@@ -214,13 +203,7 @@ class HealthRun {
     return out;
   }
 
-  int node_of(const std::string& host) const {
-    for (std::size_t i = 0; i < o_.hosts.size(); ++i) {
-      if (o_.hosts[i] == host || short_host(o_.hosts[i]) == short_host(host))
-        return static_cast<int>(i);
-    }
-    return -1;
-  }
+  int node_of(const std::string& host) const { return node_index(o_.hosts, host); }
 
   void add_pair_figures(const LaunchResult& l) {
     std::vector<int> nodes;

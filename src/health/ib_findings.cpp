@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "sweep/expand.hpp"
+
 namespace colltune {
 
 const std::vector<std::string>& ib_error_counters() {
@@ -79,6 +81,21 @@ std::string ports_stage_line(const std::map<int, std::vector<IbPort>>& ports_bef
   return with_ports == 0
              ? std::string("InfiniBand: no ports on any node (nothing to read)")
              : fmt::format("InfiniBand: ports of {} nodes read before and after", with_ports);
+}
+
+Launch ib_line_launch(const SweepSpec& spec, const std::vector<std::string>& hosts,
+                      const std::string& colltune_path) {
+  SweepSpec one_each = spec;
+  one_each.hosts = hosts;
+  one_each.hostfile.clear();
+  Point point;
+  point.settings = {{"np", std::to_string(hosts.size())}, {"ranks_per_node", "1"}};
+  Launch l = build_launch(one_each, point, colltune_path, "");
+  // The launcher's part of the argv ends at the program; topo takes run's place.
+  l.argv.resize(static_cast<std::size_t>(std::find(l.argv.begin(), l.argv.end(), colltune_path) -
+                                         l.argv.begin() + 1));
+  l.argv.insert(l.argv.end(), {"topo", "--ib-line"});
+  return l;
 }
 
 }  // namespace colltune

@@ -197,6 +197,16 @@ TEST(HealthLog, RollCallNamesTheSilentHosts) {
   EXPECT_EQ(silent_hosts_in_log({log[2], log[1], log[0]}), (std::vector<std::string>{"n6", "n8"}));
 }
 
+TEST(HealthLog, HostsMatchWholeOrByTheirShortName) {
+  const std::vector<std::string> hosts = {"n1.cluster", "n2", "n10"};
+  EXPECT_EQ(node_index(hosts, "n1.cluster"), 0);
+  EXPECT_EQ(node_index(hosts, "n1"), 0);              // the launcher printed the short name
+  EXPECT_EQ(node_index(hosts, "n2.cluster.org"), 1);  // or the long one
+  EXPECT_EQ(node_index(hosts, "n1.other"), 0);
+  EXPECT_EQ(node_index(hosts, "n"), -1);  // a prefix is not a match
+  EXPECT_EQ(node_index(hosts, "n3"), -1);
+}
+
 // A fake /sys/class/infiniband: one port with a state, a rate and two counters.
 std::string fake_port(const std::string& root, const std::string& state, const std::string& rate,
                       int symbol_errors, const char* rcv_errors = "0") {

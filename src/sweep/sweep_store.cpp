@@ -28,11 +28,14 @@ Manifest fresh_manifest(const SweepPlan& plan) {
   m.colltune_version = plan.colltune_version;
   m.notes = plan.spec.notes;
   for (const Point& p : plan.points) m.points.push_back({p.id, p.label, p.shown, p.baseline});
-  // Rounds, not blocks (A B C, A B C): drift over time then hits every point alike.
+  // Rounds, not blocks (A B C, C B A): drift over time then hits every point alike, and each
+  // other round runs backwards, so that no point always runs first or always straight after
+  // another (a launch's start can feel its predecessor's teardown on a small host).
   for (int round = 1; round <= plan.spec.repetitions; ++round) {
-    for (const Point& p : plan.points) {
+    const bool backwards = round % 2 == 0;
+    for (std::size_t i = 0; i < plan.points.size(); ++i) {
       LaunchEntry e;
-      e.point_id = p.id;
+      e.point_id = plan.points[backwards ? plan.points.size() - 1 - i : i].id;
       e.round = round;
       m.launches.push_back(std::move(e));
     }

@@ -36,7 +36,12 @@ check(len(m["launches"]) == 28, f"{len(m['launches'])} launches, expected 14 poi
 finished = sorted((os.stat(os.path.join(store, "points", l["point"], f"round-{l['round']}.jsonl"))
                    .st_mtime_ns, l["round"]) for l in m["launches"])
 check([r for _, r in finished] == [1] * 14 + [2] * 14,
-      f"rounds ran in the order {[r for _, r in finished]}, expected A B C, A B C")
+      f"rounds ran in the order {[r for _, r in finished]}, expected A B C, C B A")
+# The second round runs backwards: no point always first, none always straight after another.
+ran = [p for _, p in sorted((os.stat(os.path.join(store, "points", l["point"],
+                                                  f"round-{l['round']}.jsonl")).st_mtime_ns,
+                             l["point"]) for l in m["launches"])]
+check(ran[14:] == ran[:14][::-1], f"round 2 ran {ran[14:]}, expected round 1 {ran[:14]} backwards")
 check(f"results in {store}; read them with: colltune report {store}" in stdout,
       "the driver did not say where the results are and how to read them")
 for point in m["points"]:

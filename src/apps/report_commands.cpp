@@ -77,11 +77,48 @@ double parse_slowdown(const std::string& text) {
 // (172%) between typical launches, beyond which a single launch says nothing about a 5% change.
 constexpr double kMaxNoiseFloorSdLog = 1.0;
 
+// history.json: the spread between runs per series, and pooled for series it did not see.
+void read_history_noise_floor(const std::string& file, const nlohmann::json& j, CompareOptions& o) {
+  const auto refuse = [&](const std::string& what) {
+    return ConfigError(fmt::format(
+        "--noise-floor: {}: {}; allowed: history.json as colltune history --out writes it", file,
+        what));
+  };
+  const auto sd_of = [&](const nlohmann::json& x, const char* where) {
+    const auto it = x.find("between_run_sd_log");
+    if (it == x.end() || !it->is_number() || !std::isfinite(it->get<double>()) ||
+        it->get<double>() < 0 || it->get<double>() > kMaxNoiseFloorSdLog) {
+      throw refuse(fmt::format("{} between_run_sd_log is {}", where,
+                               it == x.end() ? std::string("missing") : it->dump()));
+    }
+    return it->get<double>();
+  };
+  o.run_sd = sd_of(j, "top-level");
+  if (!j.contains("series") || !j["series"].is_array()) throw refuse("field 'series' is missing");
+  for (const auto& s : j["series"]) {
+    if (!s.is_object()) throw refuse("a series is not an object");
+    const double sd = sd_of(s, "a series'");
+    // Too few runs within its segments to estimate its own spread: the pooled one serves.
+    if (s.value("between_run_df", 0) < 2) continue;
+    const std::string key = comparison_series_key(
+        s.value("point_id", ""), s.value("collective", ""), s.value("dtype", ""), s.value("op", ""),
+        s.value("in_place", false), s.value("root", 0), s.value("bytes", std::uint64_t{0}),
+        s.value("nranks", 0));
+    double& kept = o.run_sd_by_series[key];
+    kept = std::max(kept, sd);  // several placements of one comparison: the widest
+  }
+  if (o.run_sd <= 0 && o.run_sd_by_series.empty())
+    throw refuse("no spread between runs in it (fewer than 2 runs a segment)");
+  o.noise_floor_source =
+      fmt::format("{} (colltune history of {} runs, {})", file,
+                  j.value("runs", nlohmann::json::array()).size(), j.value("created_utc", "?"));
+}
+
 // "4%" (the spread of one launch's median, relative) or a file `colltune noise --out` wrote.
 void parse_noise_floor(const std::string& text, CompareOptions& o) {
   const std::string allowed =
-      "allowed: a percentage above 0% and below 100% like 4%, or a file written by colltune "
-      "noise --out";
+      "allowed: a percentage above 0% and below 100% like 4%, a file written by colltune "
+      "noise --out, or a directory colltune history --out wrote";
   if (!text.empty() && text.back() == '%' && !fs::exists(text)) {
     const double relative = parse_fraction(text, "--noise-floor");
     if (!(relative > 0 && relative < 1))
@@ -99,7 +136,17 @@ void parse_noise_floor(const std::string& text, CompareOptions& o) {
                                       : "is neither a percentage nor an existing file",
                                   allowed));
   }
-  const auto j = nlohmann::json::parse(read_file(text), nullptr, false);
+  const bool history_dir = fs::is_directory(text);
+  if (history_dir && !fs::exists(fs::path(text) / "history.json")) {
+    throw ConfigError(
+        fmt::format("--noise-floor: '{}' is a directory without history.json; {}", text, allowed));
+  }
+  const std::string file = history_dir ? (fs::path(text) / "history.json").string() : text;
+  const auto j = nlohmann::json::parse(read_file(file), nullptr, false);
+  if (j.is_object() && j.value("schema", "") == "colltune-history-1") {
+    read_history_noise_floor(file, j, o);
+    return;
+  }
   const auto field_error = [&](const char* field, const std::string& domain) {
     return ConfigError(fmt::format(
         "--noise-floor: {}: field '{}' {}; allowed: {}", text, field,
@@ -210,7 +257,8 @@ int compare_command(const std::vector<std::string>& args) {
   app.add_option("--alpha", alpha, "level for the adjusted one-sided p-values (default 0.05)")
       ->option_text("P");
   app.add_option("--noise-floor", noise,
-                 "launch-to-launch spread: 4%, or a file from colltune noise --out; lets one "
+                 "launch-to-launch spread: 4%, a file from colltune noise --out, or a directory "
+                 "colltune history --out wrote (its spread between runs, per series); lets one "
                  "launch a side decide (default: none; then each side needs several launches)")
       ->option_text("X|FILE");
   app.add_flag("--allow-incomplete", allow_incomplete,

@@ -83,6 +83,28 @@ LaunchTest test_launches(const LaunchSamples& base, const LaunchSamples& cand,
   return t;
 }
 
+LaunchTest test_runs(const LaunchSamples& base, const LaunchSamples& cand, double run_sd) {
+  LaunchTest t;
+  const auto a = log_medians(base), b = log_medians(cand);
+  t.base_launches = a.size();
+  t.cand_launches = b.size();
+  if (a.empty() || b.empty()) {
+    t.why_not = "no samples on one side";
+    return t;
+  }
+  const double diff = mean_of(b) - mean_of(a);
+  const double se = std::max(run_sd, kMinLaunchSd) * std::sqrt(2.0);
+  const boost::math::normal z;
+  t.ratio = std::exp(diff);
+  t.p_slower = boost::math::cdf(boost::math::complement(z, diff / se));
+  t.p_faster = boost::math::cdf(z, diff / se);
+  const double half = boost::math::quantile(boost::math::complement(z, 0.025)) * se;
+  t.ratio_low = std::exp(diff - half);
+  t.ratio_high = std::exp(diff + half);
+  t.method = "between runs";
+  return t;
+}
+
 std::vector<double> benjamini_hochberg(const std::vector<double>& p) {
   const std::size_t m = p.size();
   std::vector<std::size_t> order(m);

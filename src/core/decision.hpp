@@ -32,6 +32,12 @@ inline constexpr double kMinLaunchSd = 1e-3;
 LaunchTest test_launches(const LaunchSamples& base, const LaunchSamples& cand,
                          double noise_floor_sd = 0);
 
+// Each side one run, valued at the geometric mean of its launch medians, against `run_sd` (the
+// sd of log run values between runs, as colltune history measures it): a z-test on the two
+// values, since a run's launches share its drift and more of them do not shrink it. Method
+// "between runs". Pure function; any thread.
+LaunchTest test_runs(const LaunchSamples& base, const LaunchSamples& cand, double run_sd);
+
 // Benjamini-Hochberg adjusted p-values (same order as `p`): a family of comparisons keeps its
 // false discovery rate, and with no true difference anywhere its chance of any false alarm,
 // at the level the adjusted values are held against.

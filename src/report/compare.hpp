@@ -3,6 +3,7 @@
 // unit is the launch (a sweep round, or one run file); see docs/statistics.md.
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -16,7 +17,18 @@ struct CompareOptions {
   double noise_floor_sd = 0;       // sd of log launch medians measured earlier; 0 = none
   std::string noise_floor_source;  // where it came from, named in the output
   bool allow_incomplete = false;   // comparisons it could not make do not fail the gate
+  // The spread between runs from colltune history (sd of log run values), per series by
+  // comparison_series_key and pooled for the rest. With it each side counts as one run, since the
+  // launches of one run share its drift, and the test is a z-test on the two run values.
+  std::map<std::string, double> run_sd_by_series;
+  double run_sd = 0;
 };
+
+// The series a comparison belongs to, as history names it: point, collective, dtype, op,
+// buffers, root, size and ranks.
+std::string comparison_series_key(const std::string& point_id, const std::string& collective,
+                                  const std::string& dtype, const std::string& op, bool in_place,
+                                  int root, std::uint64_t bytes, int nranks);
 
 enum class Verdict { kSlower, kFaster, kSame, kInconclusive, kMissing, kRankMismatch };
 std::string_view name(Verdict v);

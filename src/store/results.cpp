@@ -65,6 +65,7 @@ Dataset load_store(const std::string& dir, const LoadOptions& o) {
   if (j.is_discarded()) throw ConfigError(fmt::format("{}: not JSON (truncated?)", manifest_path));
   const Manifest m = manifest_from_json(j, manifest_path);
   d.name = m.name;
+  d.started_utc = m.created_utc;
   d.notes = m.notes;
   d.points = m.points;
   for (const auto& l : m.launches) {
@@ -176,6 +177,8 @@ Dataset load_dataset(const std::string& path, const LoadOptions& o) {
   if (!d.records.empty()) {
     d.points[0].settings["backend"] = d.records.front().backend;
   }
+  if (const auto c = d.contexts.find("run"); c != d.contexts.end() && c->second.is_object())
+    d.started_utc = c->second.value("start_time_utc", "");
   for (const auto& w : d.contexts["run"].value("warnings", std::vector<std::string>{})) {
     d.warnings.emplace_back("run", w);
   }

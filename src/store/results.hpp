@@ -31,6 +31,9 @@ struct Dataset {
   std::string source;  // the path given
   std::string kind;    // sweep, run, nccl-tests
   std::string name;
+  // When it began (ISO 8601 UTC): a sweep's manifest created_utc, a run's first record's
+  // start_time_utc; empty where the input does not say (history refuses it).
+  std::string started_utc;
   std::vector<PointInfo> points;  // in sweep order; one "run" point for a single run
   std::vector<LaunchInfo> launches;
   std::vector<Record> records;

@@ -1,0 +1,54 @@
+#pragma once
+// Change points in one series of runs (one value a run, in time order): binary segmentation with
+// Student's t-test between the two sides of the best split, as Hunter does (Fleming et al., ICPE
+// 2023, which replaced E-divisive's permutation test with a t-test so that the same input always
+// gives the same answer), after lone outlying runs are set aside. Method, false-alarm rate and
+// limits: docs/history.md. Pure functions; any thread.
+
+#include <cstddef>
+#include <vector>
+
+namespace colltune {
+
+struct ChangePointOptions {
+  double level = 0.05;          // a split's Bonferroni-adjusted two-sided p must be at most this
+  double min_change = 0.05;     // and its step at least this (0.05 = 5%) to count
+  std::size_t min_segment = 2;  // runs on each side of a change
+  double outlier_z = 5;  // robust sds off the runs on both sides that make a lone run an outlier
+};
+
+struct ChangePoint {
+  std::size_t first_run = 0;  // index of the first run after the change
+  double step_log = 0;        // mean log after minus before (>0: times went up, slower)
+  double step_low_log = 0, step_high_log = 0;   // its 95% interval
+  double p_value = 1;                           // adjusted over the splits tried
+  std::size_t before_runs = 0, after_runs = 0;  // outliers not counted
+  // Its step is at least min_change. Smaller significant steps still cut the series (so the
+  // spread within segments stays honest) but are not findings.
+  bool notable = false;
+};
+
+struct Outlier {
+  std::size_t run = 0;
+  // How far its log value is from the runs before it and after it, the nearer of the two sides
+  // (>0: slower); the newest run has the runs before only. change_points.cpp says how.
+  double off_log = 0;
+  double z = 0;  // in robust sds
+};
+
+struct Segmentation {
+  std::vector<Outlier> outliers;     // ascending by run
+  std::vector<ChangePoint> changes;  // ascending by first_run
+  double between_run_sd_log = 0;     // pooled sd of runs within segments, outliers left out
+  std::size_t between_run_df = 0;    // its degrees of freedom
+  double first_split_p = 1;          // the whole series' best split, before the level
+};
+
+// `log_values`: log of each run's value (time), oldest first. `level` may be lowered by the
+// caller to hold a family of series together (history adjusts it over series).
+Segmentation segment_series(const std::vector<double>& log_values, const ChangePointOptions& o);
+
+// The runs a series needs before a change with min_segment runs on each side can be told.
+std::size_t min_runs_for_change(const ChangePointOptions& o);
+
+}  // namespace colltune

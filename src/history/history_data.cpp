@@ -1,0 +1,210 @@
+#include "history/history_data.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <boost/math/distributions/students_t.hpp>
+#include <cmath>
+#include <filesystem>
+#include <numeric>
+
+#include "core/errors.hpp"
+#include "core/stats.hpp"
+#include "core/timestamp.hpp"
+#include "report/analysis.hpp"
+
+namespace colltune {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A directory given whole: the stores and run files directly in it, in name order.
+std::vector<std::string> expand(const std::string& path) {
+  if (!fs::is_directory(path) || fs::exists(fs::path(path) / "manifest.json")) return {path};
+  std::vector<std::string> out;
+  for (const auto& entry : fs::directory_iterator(path)) {
+    const fs::path& p = entry.path();
+    if (entry.is_directory() && fs::exists(p / "manifest.json")) out.push_back(p.string());
+    if (entry.is_regular_file() && p.extension() == ".jsonl") out.push_back(p.string());
+  }
+  std::sort(out.begin(), out.end());
+  if (out.empty()) {
+    throw ConfigError(fmt::format(
+        "{}: holds no sweep store (a folder with manifest.json) and no run file (.jsonl); "
+        "allowed: stores, run files, or a directory of them",
+        path));
+  }
+  return out;
+}
+
+std::string shape_of(const nlohmann::json& context) {
+  if (!context.is_object()) return "";
+  const auto hosts = context.value("hosts", std::vector<std::string>{});
+  const auto per_host = context.value("ranks_per_host", std::map<std::string, int>{});
+  std::vector<int> counts;
+  for (const auto& h : hosts) counts.push_back(per_host.count(h) ? per_host.at(h) : 0);
+  if (counts.empty()) return "";
+  const auto hosts_word = counts.size() == 1 ? "host" : "hosts";
+  if (std::all_of(counts.begin(), counts.end(), [&](int c) { return c == counts[0]; }))
+    return fmt::format("{} {} x {} ranks", counts.size(), hosts_word, counts[0]);
+  return fmt::format("{} ranks on {} {}", fmt::join(counts, "+"), counts.size(), hosts_word);
+}
+
+std::string text_of(const nlohmann::json& v) {
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+}  // namespace
+
+std::string SeriesKey::panel() const {
+  // A run file's point is always "run"; a sweep point's id says which configuration.
+  return fmt::format("{} {} {}{}, {}, {} ranks ({}), {}{}", collective, dtype, op,
+                     root > 0 ? fmt::format(" root {}", root) : "",
+                     in_place ? "in-place" : "out-of-place", nranks, shape, backend,
+                     point_id == "run" ? "" : ", point " + point_id);
+}
+
+std::vector<HistoryRun> load_history(const std::vector<std::string>& paths, const LoadOptions& o) {
+  std::vector<HistoryRun> runs;
+  std::vector<long long> seconds;
+  for (const auto& given : paths) {
+    for (const auto& path : expand(given)) {
+      HistoryRun run{path, "", load_dataset(path, o)};
+      run.started_utc = run.data.started_utc;
+      const auto when = parse_utc_seconds(run.started_utc);
+      if (!when) {
+        throw ConfigError(fmt::format(
+            "{}: start time '{}' is not allowed; allowed: an ISO 8601 UTC time like "
+            "2026-11-14T02:00:00Z (a sweep's manifest created_utc, a run's context.start_time_utc)",
+            path, run.started_utc));
+      }
+      runs.push_back(std::move(run));
+      seconds.push_back(*when);
+    }
+  }
+  std::vector<std::size_t> order(runs.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return seconds[a] < seconds[b]; });
+  std::vector<HistoryRun> sorted;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    if (i > 0 && seconds[order[i]] == seconds[order[i - 1]]) {
+      throw ConfigError(fmt::format(
+          "{}: start time {} is also {}'s; allowed: one run per start time (is one a copy of "
+          "the other?)",
+          runs[order[i]].source, runs[order[i]].started_utc, runs[order[i - 1]].source));
+    }
+    sorted.push_back(std::move(runs[order[i]]));
+  }
+  return sorted;
+}
+
+std::vector<Series> build_series(const std::vector<HistoryRun>& runs) {
+  std::map<SeriesKey, Series> by_key;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const Dataset& d = runs[i].data;
+    std::map<SeriesKey, std::map<int, std::vector<double>>> launches;
+    for (const Record& r : d.records) {
+      if (r.skipped) continue;
+      const auto context = d.contexts.find(r.point_id);
+      SeriesKey key{
+          r.point_id, r.backend, r.collective,
+          r.dtype,    r.op,      r.in_place,
+          r.root,     r.nranks,  context == d.contexts.end() ? "" : shape_of(context->second),
+          r.bytes};
+      auto& samples = launches[key][r.round];
+      samples.insert(samples.end(), r.samples_seconds.begin(), r.samples_seconds.end());
+    }
+    for (const auto& [key, rounds] : launches) {
+      std::vector<double> logs;
+      for (const auto& [round, samples] : rounds) {
+        const double median = summarize(samples).median;
+        if (median > 0) logs.push_back(std::log(median));
+      }
+      if (logs.empty()) continue;
+      RunValue v;
+      v.run = i;
+      v.launches = logs.size();
+      v.log_seconds =
+          std::accumulate(logs.begin(), logs.end(), 0.0) / static_cast<double>(logs.size());
+      if (logs.size() >= 2) {
+        double squares = 0;
+        for (double x : logs) squares += (x - v.log_seconds) * (x - v.log_seconds);
+        const double n = static_cast<double>(logs.size());
+        const double half =
+            boost::math::quantile(boost::math::complement(boost::math::students_t(n - 1), 0.025)) *
+            std::sqrt(squares / (n - 1) / n);
+        v.low_log = v.log_seconds - half;
+        v.high_log = v.log_seconds + half;
+      }
+      Series& s = by_key[key];
+      s.key = key;
+      // A run file's label is its file name, which changes every run: only a sweep's names a
+      // configuration.
+      const PointInfo* p = find_point(d, key.point_id);
+      s.label = d.kind == "sweep" && p ? p->label : "";
+      s.values.push_back(v);
+    }
+  }
+  std::vector<Series> out;
+  for (auto& [key, s] : by_key) out.push_back(std::move(s));
+  return out;
+}
+
+std::map<std::string, std::string> run_context(const HistoryRun& run, const std::string& point_id) {
+  std::map<std::string, std::string> out;
+  const auto it = run.data.contexts.find(point_id);
+  if (it == run.data.contexts.end() || !it->second.is_object()) return out;
+  const nlohmann::json& c = it->second;
+  out["colltune"] = c.value("colltune_version", "");
+  if (c.contains("git_revision")) out["colltune"] += " " + text_of(c["git_revision"]);
+  for (const auto& [group, prefix] :
+       {std::pair{"library_versions", ""}, std::pair{"environment", "env "},
+        std::pair{"backend_settings", "setting "}}) {
+    if (!c.contains(group) || !c[group].is_object()) continue;
+    for (const auto& [k, v] : c[group].items()) out[prefix + k] = text_of(v);
+  }
+  out["hosts"] = fmt::format("{}", fmt::join(c.value("hosts", std::vector<std::string>{}), ","));
+  std::vector<std::string> binding, gpus;
+  for (const auto& p : c.value("placement", nlohmann::json::array())) {
+    binding.push_back(fmt::format("{}:{}", p.value("rank", 0), p.value("cpus", "")));
+    if (p.contains("gpu_model") && p["gpu_model"].is_string() &&
+        !p["gpu_model"].get<std::string>().empty())
+      gpus.push_back(p["gpu_model"].get<std::string>());
+  }
+  out["binding"] = fmt::format("{}", fmt::join(binding, " "));
+  std::sort(gpus.begin(), gpus.end());
+  gpus.erase(std::unique(gpus.begin(), gpus.end()), gpus.end());
+  if (!gpus.empty()) out["gpus"] = fmt::format("{}", fmt::join(gpus, ","));
+  return out;
+}
+
+std::vector<std::string> changed_keys(const std::map<std::string, std::string>& before,
+                                      const std::map<std::string, std::string>& after) {
+  std::set<std::string> keys;
+  for (const auto& [k, v] : before) keys.insert(k);
+  for (const auto& [k, v] : after) keys.insert(k);
+  std::vector<std::string> out;
+  const auto value = [](const auto& m, const std::string& k) {
+    const auto it = m.find(k);
+    return it == m.end() ? std::string() : it->second;
+  };
+  for (const auto& k : keys)
+    if (value(before, k) != value(after, k)) out.push_back(k);
+  return out;
+}
+
+std::vector<std::string> context_changes(const std::map<std::string, std::string>& before,
+                                         const std::map<std::string, std::string>& after,
+                                         const std::set<std::string>& ignore) {
+  std::vector<std::string> out;
+  for (const auto& k : changed_keys(before, after)) {
+    if (ignore.count(k)) continue;
+    const auto a = before.count(k) ? before.at(k) : "", b = after.count(k) ? after.at(k) : "";
+    out.push_back(
+        fmt::format("{} {} -> {}", k, a.empty() ? "(unset)" : a, b.empty() ? "(unset)" : b));
+  }
+  return out;
+}
+
+}  // namespace colltune

@@ -1,0 +1,73 @@
+#pragma once
+// The runs of a history in time order and their series: one value a run for every measured
+// (point, backend, collective, dtype, op, buffers, root, size, ranks, placement shape).
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "store/results.hpp"
+
+namespace colltune {
+
+struct HistoryRun {
+  std::string source;       // the store or file as found
+  std::string started_utc;  // ISO 8601 UTC
+  Dataset data;
+};
+
+// Each path is a store, a run file, or a directory of them (one level). Every input is one run.
+// Throws ConfigError for an unreadable input, a run without a start time, or two runs that
+// started at the same second (a copy, most likely). Oldest first.
+std::vector<HistoryRun> load_history(const std::vector<std::string>& paths,
+                                     const LoadOptions& o = {});
+
+// What a series is of. The placement shape (ranks per host, in host order) is part of it; the
+// host names and bindings are context, so a move to other nodes shows as a change.
+struct SeriesKey {
+  std::string point_id, backend, collective, dtype, op;
+  bool in_place = false;
+  int root = 0;
+  int nranks = 0;
+  std::string shape;  // "2 hosts x 2 ranks", "1 host x 2 ranks", "2+1 ranks on 2 hosts"
+  std::uint64_t bytes = 0;
+  auto operator<=>(const SeriesKey&) const = default;
+  // Everything but the size: the panel adjacent sizes are grouped in.
+  std::string panel() const;
+};
+
+struct RunValue {
+  std::size_t run = 0;     // index into the runs
+  double log_seconds = 0;  // mean of the logs of its launch medians (geometric mean)
+  std::size_t launches = 0;
+  // 95% interval of the geometric mean from its launches (t on their logs); unset with one
+  // launch or no raw samples (imported logs).
+  std::optional<double> low_log, high_log;
+};
+
+struct Series {
+  SeriesKey key;
+  std::string label;             // the point's label in its newest run
+  std::vector<RunValue> values;  // oldest first; runs that did not measure it are absent
+};
+
+std::vector<Series> build_series(const std::vector<HistoryRun>& runs);
+
+// What the point ran under in one run, flattened for diffs: "library mpi", "env OMPI_MCA_btl",
+// "hosts", "binding", "colltune", ... -> value. Secrets never reach records (redacted there).
+std::map<std::string, std::string> run_context(const HistoryRun& run, const std::string& point_id);
+
+// The keys whose values differ (absent counts as empty).
+std::vector<std::string> changed_keys(const std::map<std::string, std::string>& before,
+                                      const std::map<std::string, std::string>& after);
+
+// "nccl 2.27.7 -> 2.28.9", "env OMPI_MCA_btl (unset) -> self,tcp": one per differing key not in
+// `ignore`.
+std::vector<std::string> context_changes(const std::map<std::string, std::string>& before,
+                                         const std::map<std::string, std::string>& after,
+                                         const std::set<std::string>& ignore = {});
+
+}  // namespace colltune

@@ -1,0 +1,306 @@
+#include "history/history_findings.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <boost/math/distributions/students_t.hpp>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "core/decision.hpp"
+#include "core/sizes.hpp"
+
+namespace colltune {
+namespace {
+
+// Where each change of a series starts and ends its segments, in value indices.
+struct Bounds {
+  std::size_t lo = 0, at = 0, hi = 0;
+};
+
+Bounds bounds_of(const SeriesResult& s, std::size_t change) {
+  const auto& c = s.segments.changes;
+  return {change == 0 ? 0 : c[change - 1].first_run, c[change].first_run,
+          change + 1 < c.size() ? c[change + 1].first_run : s.series.values.size()};
+}
+
+bool is_outlier(const SeriesResult& s, std::size_t value) {
+  return std::any_of(s.segments.outliers.begin(), s.segments.outliers.end(),
+                     [&](const Outlier& o) { return o.run == value; });
+}
+
+// The step of a group of sizes that changed at one run: per run, the mean over the group of
+// its log values (runs every member measured and none holds as an outlier), then a pooled
+// Student's t interval between the two sides.
+void group_step(const std::vector<std::pair<const SeriesResult*, std::size_t>>& members,
+                Finding& f) {
+  std::map<std::size_t, std::pair<double, std::size_t>> before, after;  // run -> (sum, count)
+  for (const auto& [s, change] : members) {
+    const Bounds b = bounds_of(*s, change);
+    for (std::size_t i = b.lo; i < b.hi; ++i) {
+      if (is_outlier(*s, i)) continue;
+      auto& side = i < b.at ? before : after;
+      side[s->series.values[i].run].first += s->series.values[i].log_seconds;
+      side[s->series.values[i].run].second += 1;
+    }
+  }
+  const auto complete = [&](const auto& side) {
+    std::vector<double> out;
+    for (const auto& [run, sum] : side)
+      if (sum.second == members.size()) out.push_back(sum.first / static_cast<double>(sum.second));
+    return out;
+  };
+  const auto a = complete(before), b = complete(after);
+  const auto mean = [](const std::vector<double>& v) {
+    double sum = 0;
+    for (double x : v) sum += x;
+    return sum / static_cast<double>(v.size());
+  };
+  if (a.size() < 2 || b.size() < 2) {  // fall back to the first member's own step
+    const auto& c = members.front().first->segments.changes[members.front().second];
+    f.ratio = std::exp(c.step_log);
+    f.ratio_low = std::exp(c.step_low_log);
+    f.ratio_high = std::exp(c.step_high_log);
+    return;
+  }
+  const double ma = mean(a), mb = mean(b);
+  double squares = 0;
+  for (double x : a) squares += (x - ma) * (x - ma);
+  for (double x : b) squares += (x - mb) * (x - mb);
+  const double na = static_cast<double>(a.size()), nb = static_cast<double>(b.size());
+  const double df = na + nb - 2.0;
+  const double sd = std::max(std::sqrt(squares / df), kMinLaunchSd);
+  const double half =
+      boost::math::quantile(boost::math::complement(boost::math::students_t(df), 0.025)) * sd *
+      std::sqrt(1.0 / na + 1.0 / nb);
+  f.ratio = std::exp(mb - ma);
+  f.ratio_low = std::exp(mb - ma - half);
+  f.ratio_high = std::exp(mb - ma + half);
+}
+
+std::string gate_of(SeriesResult& s, const std::vector<HistoryRun>& runs,
+                    const ChangePointOptions& o) {
+  const std::size_t newest_run = runs.size() - 1;
+  const auto& v = s.series.values;
+  if (v.back().run != newest_run) {
+    s.gate_note = "the newest run did not measure it";
+    return "not in newest";
+  }
+  if (v.size() < min_runs_for_change(o)) {
+    s.gate_note = fmt::format("{} runs; a change needs {} (at least {} on each side)", v.size(),
+                              min_runs_for_change(o), o.min_segment);
+    return "short";
+  }
+  for (const auto& out : s.segments.outliers) {
+    if (out.run + 1 == v.size() && out.off_log > 0) {
+      s.gate_note = fmt::format(
+          "the newest run alone is {:.0f}% slower than the runs around it ({:.1f} robust sds): "
+          "a change or one bad run; the next run tells",
+          std::expm1(out.off_log) * 100, out.z);
+      return "outlier";
+    }
+  }
+  const auto& c = s.segments.changes;
+  for (std::size_t i = c.size(); i-- > 0;) {
+    if (!c[i].notable) continue;
+    double step = 0;  // from before this change to now, through any smaller steps since
+    for (std::size_t j = i; j < c.size(); ++j) step += c[j].step_log;
+    if (step >= std::log1p(o.min_change)) {
+      s.gate_note = fmt::format(
+          "{:.0f}% slower since the run of {} ({} of its {} runs since; "
+          "p {:.2g})",
+          std::expm1(step) * 100, runs[v[c[i].first_run].run].started_utc,
+          v.size() - c[i].first_run, v.size(), c[i].p_value);
+      return "slower";
+    }
+    break;
+  }
+  return "ok";
+}
+
+// Context keys that differ between most consecutive runs (job ids, daemon URIs, ports: the
+// launcher's per-launch identity), per point. A setting changes once and stays; these change
+// every time, and naming them would bury the one that matters.
+using Volatile = std::map<std::string, std::set<std::string>>;
+
+Volatile volatile_keys(const std::vector<HistoryRun>& runs, const std::vector<Series>& all) {
+  std::set<std::string> points;
+  for (const auto& s : all) points.insert(s.key.point_id);
+  Volatile out;
+  for (const auto& point : points) {
+    std::map<std::string, std::size_t> changed;
+    std::size_t pairs = 0;
+    std::optional<std::map<std::string, std::string>> before;
+    for (const auto& run : runs) {
+      if (run.data.contexts.count(point) == 0) continue;
+      auto now = run_context(run, point);
+      if (before) {
+        ++pairs;
+        for (const auto& key : changed_keys(*before, now)) ++changed[key];
+      }
+      before = std::move(now);
+    }
+    for (const auto& [key, n] : changed)
+      if (n > 1 && 2 * n > pairs) out[point].insert(key);
+  }
+  return out;
+}
+
+// Adjacent sizes of one panel whose series changed (or were outlying) at the same run the
+// same way: one finding.
+template <typename Event>
+void group_events(const std::vector<SeriesResult*>& panel, const std::vector<HistoryRun>& runs,
+                  const Volatile& ignore, const std::string& kind, Event events,
+                  std::vector<Finding>& out) {
+  // run, direction -> (size position, series, event index)
+  std::map<std::pair<std::size_t, bool>,
+           std::vector<std::tuple<std::size_t, SeriesResult*, std::size_t>>>
+      at;
+  for (std::size_t pos = 0; pos < panel.size(); ++pos) {
+    for (const auto& [run, slower, index] : events(*panel[pos]))
+      at[{run, slower}].push_back({pos, panel[pos], index});
+  }
+  for (auto& [where, hits] : at) {
+    std::size_t start = 0;
+    for (std::size_t i = 1; i <= hits.size(); ++i) {
+      if (i < hits.size() && std::get<0>(hits[i]) == std::get<0>(hits[i - 1]) + 1) continue;
+      Finding f;
+      f.kind = kind;
+      const SeriesResult& first = *std::get<1>(hits[start]);
+      f.panel = first.series.key.panel();
+      f.label = first.series.label;
+      f.collective = first.series.key.collective;
+      f.min_bytes = first.series.key.bytes;
+      f.max_bytes = std::get<1>(hits[i - 1])->series.key.bytes;
+      f.sizes = i - start;
+      f.run = where.first;
+      std::vector<std::pair<const SeriesResult*, std::size_t>> members;
+      for (std::size_t k = start; k < i; ++k)
+        members.push_back({std::get<1>(hits[k]), std::get<2>(hits[k])});
+      if (kind == "change") {
+        group_step(members, f);
+        f.p_value = 1;
+        for (const auto& [s, c] : members)
+          f.p_value = std::min(f.p_value, s->segments.changes[c].p_value);
+      } else {
+        double sum = 0;
+        for (const auto& [s, o] : members) sum += s->segments.outliers[o].off_log;
+        f.ratio = f.ratio_low = f.ratio_high = std::exp(sum / static_cast<double>(members.size()));
+      }
+      // The run before it in this series, for what differed.
+      const auto& values = first.series.values;
+      const auto it = std::find_if(values.begin(), values.end(),
+                                   [&](const RunValue& v) { return v.run == f.run; });
+      if (it != values.begin() && it != values.end()) {
+        const std::string& point = first.series.key.point_id;
+        const auto skip = ignore.find(point);
+        f.context = context_changes(run_context(runs[std::prev(it)->run], point),
+                                    run_context(runs[f.run], point),
+                                    skip == ignore.end() ? std::set<std::string>{} : skip->second);
+      }
+      out.push_back(std::move(f));
+      start = i;
+    }
+  }
+}
+
+}  // namespace
+
+HistoryResult analyse_history(const std::vector<HistoryRun>& runs, const HistoryOptions& o) {
+  HistoryResult h;
+  std::vector<Series> all = build_series(runs);
+  const Volatile ignore = volatile_keys(runs, all);
+  // Every series' best split first, held together with Benjamini-Hochberg: with no change
+  // anywhere, the chance of any false change in the whole history stays at the level.
+  std::vector<double> first_p;
+  const auto logs_of = [](const Series& s) {
+    std::vector<double> x;
+    for (const auto& v : s.values) x.push_back(v.log_seconds);
+    return x;
+  };
+  for (const Series& s : all) first_p.push_back(segment_series(logs_of(s), o.change).first_split_p);
+  std::vector<double> sorted = first_p;
+  std::sort(sorted.begin(), sorted.end());
+  const double m = static_cast<double>(sorted.size());
+  h.series_level = o.change.level / std::max(m, 1.0);
+  for (std::size_t k = sorted.size(); k-- > 0;) {
+    const double rank = static_cast<double>(k + 1);
+    if (sorted[k] <= rank * o.change.level / m) {
+      h.series_level = rank * o.change.level / m;
+      break;
+    }
+  }
+  ChangePointOptions held = o.change;
+  held.level = h.series_level;
+  bool slower = false, gap = false;
+  for (Series& s : all) {
+    SeriesResult r;
+    r.segments = segment_series(logs_of(s), held);
+    r.series = std::move(s);
+    r.gate = gate_of(r, runs, held);
+    slower = slower || r.gate == "slower";
+    gap = gap || (r.gate != "ok" && r.gate != "slower");
+    h.series.push_back(std::move(r));
+  }
+  h.exit_code = slower ? 1 : (gap && !o.allow_incomplete ? 3 : 0);
+  std::map<std::string, std::vector<SeriesResult*>> panels;  // sizes ascending (series order)
+  for (auto& r : h.series) panels[r.series.key.panel()].push_back(&r);
+  std::vector<Finding> changes, outliers;
+  for (const auto& [name, panel] : panels) {
+    group_events(
+        panel, runs, ignore, "change",
+        [](const SeriesResult& s) {
+          std::vector<std::tuple<std::size_t, bool, std::size_t>> e;
+          for (std::size_t i = 0; i < s.segments.changes.size(); ++i) {
+            const auto& c = s.segments.changes[i];
+            if (c.notable) e.push_back({s.series.values[c.first_run].run, c.step_log > 0, i});
+          }
+          return e;
+        },
+        changes);
+    group_events(
+        panel, runs, ignore, "outlier",
+        [](const SeriesResult& s) {
+          std::vector<std::tuple<std::size_t, bool, std::size_t>> e;
+          for (std::size_t i = 0; i < s.segments.outliers.size(); ++i) {
+            const auto& out = s.segments.outliers[i];
+            e.push_back({s.series.values[out.run].run, out.off_log > 0, i});
+          }
+          return e;
+        },
+        outliers);
+  }
+  const auto newest_first = [](const Finding& a, const Finding& b) {
+    return std::tie(b.run, a.panel, a.min_bytes) < std::tie(a.run, b.panel, b.min_bytes);
+  };
+  std::sort(changes.begin(), changes.end(), newest_first);
+  std::sort(outliers.begin(), outliers.end(), newest_first);
+  h.findings = std::move(changes);
+  h.findings.insert(h.findings.end(), outliers.begin(), outliers.end());
+  return h;
+}
+
+std::string finding_line(const Finding& f, const std::vector<HistoryRun>& runs) {
+  const std::string sizes =
+      f.sizes == 1 ? format_bytes(f.min_bytes)
+                   : fmt::format("{}-{}", format_bytes(f.min_bytes), format_bytes(f.max_bytes));
+  const double pct = std::abs(f.ratio - 1) * 100;
+  const std::string way = f.ratio > 1 ? "slower" : "faster";
+  const std::string context = f.context.empty() ? "nothing recorded differed from the run before"
+                                                : fmt::format("{}", fmt::join(f.context, "; "));
+  const std::string where = f.label.empty() ? f.panel : f.panel + ", " + f.label;
+  if (f.kind == "outlier") {
+    return fmt::format("{} {} {:.0f}% {} in the run of {} alone, an outlier, not a change: {} ({})",
+                       f.collective, sizes, pct, way, runs[f.run].started_utc, context, where);
+  }
+  const auto bound = [&](double r) { return (f.ratio > 1 ? r - 1 : 1 - r) * 100; };
+  const double lo = std::min(bound(f.ratio_low), bound(f.ratio_high));
+  const double hi = std::max(bound(f.ratio_low), bound(f.ratio_high));
+  return fmt::format("{} {} {:.0f}% {} [{:.0f}, {:.0f}] from the run of {}: {} ({}; p {:.2g})",
+                     f.collective, sizes, pct, way, lo, hi, runs[f.run].started_utc, context, where,
+                     f.p_value);
+}
+
+}  // namespace colltune

@@ -1,0 +1,150 @@
+// The change-point method of colltune history on synthetic series of run values (logs of times).
+
+#include "history/change_points.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+namespace colltune {
+namespace {
+
+std::vector<double> noise(std::size_t n, double sd, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> z(0, sd);
+  std::vector<double> x(n);
+  for (auto& v : x) v = std::log(10e-6) + z(rng);
+  return x;
+}
+
+// Hand calculation: split after run 3, means 2 and 12, pooled sd 1 on 4 df, t = 10 / sqrt(2/3) =
+// 12.247; its two-sided t(4) tail 2.552e-4 (numeric integral of the t(4) density) times 3 splits
+// is 7.66e-4. Interval half-width t(4, 0.975) 2.7764 * sqrt(2/3) = 2.2670.
+TEST(ChangePoints, HandCalculatedSplit) {
+  const Segmentation s = segment_series({1, 2, 3, 11, 12, 13}, {});
+  ASSERT_EQ(s.changes.size(), 1u);
+  EXPECT_EQ(s.changes[0].first_run, 3u);
+  EXPECT_DOUBLE_EQ(s.changes[0].step_log, 10);
+  EXPECT_NEAR(s.changes[0].p_value, 7.6565e-4, 2e-7);
+  EXPECT_NEAR(s.changes[0].step_high_log - 10, 2.2670, 1e-3);
+  EXPECT_NEAR(s.changes[0].step_low_log, 10 - 2.2670, 1e-3);
+  EXPECT_EQ(s.changes[0].before_runs, 3u);
+  EXPECT_EQ(s.changes[0].after_runs, 3u);
+  EXPECT_TRUE(s.changes[0].notable);
+  EXPECT_NEAR(s.between_run_sd_log, 1, 1e-12);  // (2 + 2) / 4 squared deviations
+  EXPECT_EQ(s.between_run_df, 4u);
+  EXPECT_TRUE(s.outliers.empty());
+}
+
+// Identical runs with noise: the series holds no change at the stated level in at least 95% of
+// cases (Bonferroni over the splits makes it conservative).
+TEST(ChangePoints, NoiseAloneRarelyMakesAChange) {
+  int with_change = 0, with_outlier = 0;
+  for (unsigned seed = 1; seed <= 400; ++seed) {
+    const Segmentation s = segment_series(noise(16, 0.03, seed), {});
+    with_change += !s.changes.empty();
+    with_outlier += !s.outliers.empty();
+  }
+  EXPECT_LE(with_change, 20);  // 5% of 400
+  EXPECT_LE(with_outlier, 4);  // a 5-sd run is rare in normal noise
+}
+
+// An 18% step after 8 runs in 2% noise: found at run 9 every time, nothing else notable in
+// at least 95% of series (the halves are searched again at half the level each), and the step's
+// 95% interval holds the true step in about 95 of 100 series where it stands alone.
+TEST(ChangePoints, OneStepIsFoundWhereItIs) {
+  int alone = 0, covered = 0;
+  for (unsigned seed = 1; seed <= 200; ++seed) {
+    auto x = noise(16, 0.02, seed);
+    for (std::size_t i = 8; i < 16; ++i) x[i] += std::log(1.18);
+    const Segmentation s = segment_series(x, {});
+    const auto at_step = std::find_if(s.changes.begin(), s.changes.end(),
+                                      [](const ChangePoint& c) { return c.first_run == 8; });
+    ASSERT_NE(at_step, s.changes.end()) << seed;
+    EXPECT_TRUE(at_step->notable);
+    if (std::count_if(s.changes.begin(), s.changes.end(),
+                      [](const ChangePoint& c) { return c.notable; }) > 1 ||
+        s.changes.size() != 1) {
+      continue;
+    }
+    ++alone;
+    covered +=
+        s.changes[0].step_low_log < std::log(1.18) && s.changes[0].step_high_log > std::log(1.18);
+    EXPECT_LT(s.changes[0].p_value, 1e-6);
+    // The spread between runs is the noise's, not inflated by the step.
+    EXPECT_NEAR(s.between_run_sd_log, 0.02, 0.012);
+  }
+  EXPECT_GE(alone, 190);
+  EXPECT_GE(covered, alone * 9 / 10);
+  EXPECT_LT(covered, alone);
+}
+
+TEST(ChangePoints, AStepSmallerThanMinChangeCutsButIsNoFinding) {
+  auto x = noise(16, 0.002, 3);
+  for (std::size_t i = 8; i < 16; ++i) x[i] += std::log(1.02);
+  const Segmentation s = segment_series(x, {});
+  ASSERT_EQ(s.changes.size(), 1u);
+  EXPECT_FALSE(s.changes[0].notable);
+}
+
+// A drift of 30% over 16 runs: cut where the two sides differ most, every cut slower, and no
+// run of it mistaken for an outlier.
+TEST(ChangePoints, ADriftIsCutTheSameWayEveryTime) {
+  for (unsigned seed = 1; seed <= 50; ++seed) {
+    auto x = noise(16, 0.01, seed);
+    for (std::size_t i = 0; i < 16; ++i) x[i] += std::log(1.3) * static_cast<double>(i) / 15;
+    const Segmentation s = segment_series(x, {});
+    ASSERT_GE(s.changes.size(), 1u) << seed;
+    for (const auto& c : s.changes) EXPECT_GT(c.step_log, 0) << seed << " " << c.first_run;
+    EXPECT_TRUE(s.outliers.empty()) << seed;
+  }
+}
+
+TEST(ChangePoints, ALoneOutlierIsAnOutlierNotAChange) {
+  auto x = noise(16, 0.02, 5);
+  x[7] += 0.3;
+  const Segmentation s = segment_series(x, {});
+  EXPECT_TRUE(s.changes.empty());
+  ASSERT_EQ(s.outliers.size(), 1u);
+  EXPECT_EQ(s.outliers[0].run, 7u);
+  EXPECT_GT(s.outliers[0].z, 5);
+}
+
+// One slow run at the end cannot tell a change from an outlier; two can.
+TEST(ChangePoints, AStepAtTheLastRun) {
+  auto x = noise(12, 0.02, 9);
+  x[11] += 0.2;
+  Segmentation s = segment_series(x, {});
+  EXPECT_TRUE(s.changes.empty());
+  ASSERT_EQ(s.outliers.size(), 1u);
+  EXPECT_EQ(s.outliers[0].run, 11u);
+  x[10] += 0.2;
+  s = segment_series(x, {});
+  EXPECT_TRUE(s.outliers.empty());
+  ASSERT_EQ(s.changes.size(), 1u);
+  EXPECT_EQ(s.changes[0].first_run, 10u);
+  EXPECT_EQ(s.changes[0].after_runs, 2u);
+  EXPECT_GT(s.changes[0].step_log, 0.15);
+}
+
+TEST(ChangePoints, TooShortASeriesHasNoChange) {
+  const Segmentation s = segment_series({1, 5, 9}, {});
+  EXPECT_TRUE(s.changes.empty());
+  EXPECT_EQ(min_runs_for_change({}), 4u);
+}
+
+TEST(ChangePoints, TheSameInputGivesTheSameAnswer) {
+  auto x = noise(40, 0.03, 21);
+  for (std::size_t i = 20; i < 40; ++i) x[i] += 0.1;
+  const Segmentation a = segment_series(x, {}), b = segment_series(x, {});
+  ASSERT_EQ(a.changes.size(), b.changes.size());
+  for (std::size_t i = 0; i < a.changes.size(); ++i) {
+    EXPECT_EQ(a.changes[i].first_run, b.changes[i].first_run);
+    EXPECT_EQ(a.changes[i].p_value, b.changes[i].p_value);
+  }
+}
+
+}  // namespace
+}  // namespace colltune

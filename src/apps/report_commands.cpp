@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <filesystem>
+#include <optional>
 
 #include "apps/help_format.hpp"
 #include "core/decision.hpp"
@@ -93,7 +94,7 @@ void read_history_noise_floor(const std::string& file, const nlohmann::json& j, 
     }
     return it->get<double>();
   };
-  o.run_sd = sd_of(j, "top-level");
+  o.run_sd = {sd_of(j, "top-level"), j.value("between_run_df", 0.0)};
   if (!j.contains("series") || !j["series"].is_array()) throw refuse("field 'series' is missing");
   for (const auto& s : j["series"]) {
     if (!s.is_object()) throw refuse("a series is not an object");
@@ -104,10 +105,10 @@ void read_history_noise_floor(const std::string& file, const nlohmann::json& j, 
         s.value("point_id", ""), s.value("collective", ""), s.value("dtype", ""), s.value("op", ""),
         s.value("in_place", false), s.value("root", 0), s.value("bytes", std::uint64_t{0}),
         s.value("nranks", 0));
-    double& kept = o.run_sd_by_series[key];
-    kept = std::max(kept, sd);  // several placements of one comparison: the widest
+    auto& kept = o.run_sd_by_series[key];
+    if (sd > kept.sd_log) kept = {sd, s.value("between_run_df", 0.0)};  // the widest placement's
   }
-  if (o.run_sd <= 0 && o.run_sd_by_series.empty())
+  if (o.run_sd.sd_log <= 0 && o.run_sd_by_series.empty())
     throw refuse("no spread between runs in it (fewer than 2 runs a segment)");
   o.noise_floor_source =
       fmt::format("{} (colltune history of {} runs, {})", file,
@@ -174,6 +175,36 @@ void parse_noise_floor(const std::string& text, CompareOptions& o) {
   o.noise_floor_source =
       fmt::format("{} (measured {} from {})", text, j["created_utc"].get<std::string>(),
                   j["source"].get<std::string>());
+}
+
+// Launches minutes apart share one stretch of the machine's drift, which is larger between runs
+// than between the launches of one run: tested against each other alone, a few percent of drift
+// reads as significant (7 identical sweeps here: 4 of 21 pairs flagged at 1.06-1.09).
+constexpr long long kShortSpanSeconds = 5 * 60;
+
+// The seconds from a side's first launch to its last; nullopt where its times are unknown.
+std::optional<long long> launch_span_seconds(const Dataset& d) {
+  std::optional<long long> first, last;
+  for (const auto& text : d.launch_starts_utc) {
+    const auto t = parse_utc_seconds(text);
+    if (!t) return std::nullopt;
+    first = first ? std::min(*first, *t) : *t;
+    last = last ? std::max(*last, *t) : *t;
+  }
+  if (!first) return std::nullopt;
+  return *last - *first;
+}
+
+void warn_short_spans(const Dataset& a, const Dataset& b) {
+  const auto span_a = launch_span_seconds(a), span_b = launch_span_seconds(b);
+  if (!span_a || !span_b || *span_a >= kShortSpanSeconds || *span_b >= kShortSpanSeconds) return;
+  std::fprintf(stderr,
+               "colltune: warning: compare: each side's launches began within %lld s of each "
+               "other (baseline %lld s, candidate %lld s): they share the machine's drift of the "
+               "moment, which varies more between runs than between launches, so a few percent "
+               "of drift can read as a change; give --noise-floor a directory colltune history "
+               "--out wrote (the spread between runs of this machine)\n",
+               std::max(*span_a, *span_b), *span_a, *span_b);
 }
 
 void print_left_out(const Dataset& d) {
@@ -290,6 +321,7 @@ int compare_command(const std::vector<std::string>& args) {
   const Dataset b = load_datasets(cand, load);
   print_left_out(a);
   print_left_out(b);
+  if (noise.empty()) warn_short_spans(a, b);
   const auto rows = compare(a, b, o);
   std::fputs(compare_markdown(rows, a, b, o).c_str(), stdout);
   if (!junit.empty()) write_file_atomic(junit, compare_junit(rows, o));

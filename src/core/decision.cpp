@@ -83,7 +83,8 @@ LaunchTest test_launches(const LaunchSamples& base, const LaunchSamples& cand,
   return t;
 }
 
-LaunchTest test_runs(const LaunchSamples& base, const LaunchSamples& cand, double run_sd) {
+LaunchTest test_runs(const LaunchSamples& base, const LaunchSamples& cand, double run_sd,
+                     double run_df) {
   LaunchTest t;
   const auto a = log_medians(base), b = log_medians(cand);
   t.base_launches = a.size();
@@ -93,12 +94,17 @@ LaunchTest test_runs(const LaunchSamples& base, const LaunchSamples& cand, doubl
     return t;
   }
   const double diff = mean_of(b) - mean_of(a);
-  const double se = std::max(run_sd, kMinLaunchSd) * std::sqrt(2.0);
-  const boost::math::normal z;
+  const double stat = diff / (std::max(run_sd, kMinLaunchSd) * std::sqrt(2.0));
+  // The spread was estimated from a few runs: Student's t on its degrees of freedom.
+  const auto tails = [&](const auto& dist) {
+    t.p_slower = boost::math::cdf(boost::math::complement(dist, stat));
+    t.p_faster = boost::math::cdf(dist, stat);
+    return boost::math::quantile(boost::math::complement(dist, 0.025));
+  };
+  const double q =
+      run_df >= 1 ? tails(boost::math::students_t(run_df)) : tails(boost::math::normal());
+  const double half = q * std::max(run_sd, kMinLaunchSd) * std::sqrt(2.0);
   t.ratio = std::exp(diff);
-  t.p_slower = boost::math::cdf(boost::math::complement(z, diff / se));
-  t.p_faster = boost::math::cdf(z, diff / se);
-  const double half = boost::math::quantile(boost::math::complement(z, 0.025)) * se;
   t.ratio_low = std::exp(diff - half);
   t.ratio_high = std::exp(diff + half);
   t.method = "between runs";

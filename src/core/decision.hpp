@@ -33,10 +33,11 @@ LaunchTest test_launches(const LaunchSamples& base, const LaunchSamples& cand,
                          double noise_floor_sd = 0);
 
 // Each side one run, valued at the geometric mean of its launch medians, against `run_sd` (the
-// sd of log run values between runs, as colltune history measures it): a z-test on the two
-// values, since a run's launches share its drift and more of them do not shrink it. Method
-// "between runs". Pure function; any thread.
-LaunchTest test_runs(const LaunchSamples& base, const LaunchSamples& cand, double run_sd);
+// sd of log run values between runs, as colltune history measures it, on `run_df` degrees of
+// freedom): a t-test on the two values (z when run_df is 0), since a run's launches share its
+// drift and more of them do not shrink it. Method "between runs". Pure function; any thread.
+LaunchTest test_runs(const LaunchSamples& base, const LaunchSamples& cand, double run_sd,
+                     double run_df);
 
 // Benjamini-Hochberg adjusted p-values (same order as `p`): a family of comparisons keeps its
 // false discovery rate, and with no true difference anywhere its chance of any false alarm,

@@ -163,9 +163,13 @@ Segmentation segment_series(const std::vector<double>& x, const ChangePointOptio
   std::vector<std::size_t> bounds{0};
   bounds.insert(bounds.end(), cuts.begin(), cuts.end());
   bounds.push_back(y.size());
+  // The spread counts the outliers, each in the segment its run falls in: a bad night is part
+  // of the drift a comparison of two single runs faces.
   double squares = 0;
   for (std::size_t s = 0; s + 1 < bounds.size(); ++s) {
-    const Moments m = moments(y, bounds[s], bounds[s + 1]);
+    const std::size_t lo = s == 0 ? 0 : run_of[bounds[s]];
+    const std::size_t hi = s + 2 == bounds.size() ? n : run_of[bounds[s + 1]];
+    const Moments m = moments(x, lo, hi);
     squares += m.squares;
     if (m.n > 1) out.between_run_df += static_cast<std::size_t>(m.n) - 1;
   }

@@ -39,7 +39,7 @@ struct Outlier {
 struct Segmentation {
   std::vector<Outlier> outliers;     // ascending by run
   std::vector<ChangePoint> changes;  // ascending by first_run
-  double between_run_sd_log = 0;     // pooled sd of runs within segments, outliers left out
+  double between_run_sd_log = 0;     // pooled sd of log run values within segments, outliers in
   std::size_t between_run_df = 0;    // its degrees of freedom
   double first_split_p = 1;          // the whole series' best split, before the level
 };

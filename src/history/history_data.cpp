@@ -86,16 +86,16 @@ std::vector<HistoryRun> load_history(const std::vector<std::string>& paths, cons
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return seconds[a] < seconds[b]; });
-  std::vector<HistoryRun> sorted;
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    if (i > 0 && seconds[order[i]] == seconds[order[i - 1]]) {
+  for (std::size_t i = 1; i < order.size(); ++i) {
+    if (seconds[order[i]] == seconds[order[i - 1]]) {
       throw ConfigError(fmt::format(
           "{}: start time {} is also {}'s; allowed: one run per start time (is one a copy of "
           "the other?)",
           runs[order[i]].source, runs[order[i]].started_utc, runs[order[i - 1]].source));
     }
-    sorted.push_back(std::move(runs[order[i]]));
   }
+  std::vector<HistoryRun> sorted;
+  for (std::size_t i : order) sorted.push_back(std::move(runs[i]));
   return sorted;
 }
 

@@ -111,15 +111,15 @@ std::vector<Comparison> compare(const Dataset& base, const Dataset& cand, const 
     const Merged& now = it->second;
     c.cand_nranks = now.nranks;
     c.cand_launches = now.launches.size();
-    double run_sd = o.run_sd;
+    CompareOptions::RunSpread run_sd = o.run_sd;
     if (const auto sd = o.run_sd_by_series.find(comparison_series_key(
             c.point_id, c.collective, c.dtype, c.op, c.in_place, c.root, c.bytes, old.nranks));
         sd != o.run_sd_by_series.end()) {
       run_sd = sd->second;
     }
-    const LaunchTest t = run_sd > 0
-                             ? test_runs(launches_of(old), launches_of(now), run_sd)
-                             : test_launches(launches_of(old), launches_of(now), o.noise_floor_sd);
+    const LaunchTest t =
+        run_sd.sd_log > 0 ? test_runs(launches_of(old), launches_of(now), run_sd.sd_log, run_sd.df)
+                          : test_launches(launches_of(old), launches_of(now), o.noise_floor_sd);
     c.ratio = t.ratio;
     c.ratio_low = t.ratio_low;
     c.ratio_high = t.ratio_high;
@@ -215,10 +215,10 @@ std::string compare_markdown(const std::vector<Comparison>& rows, const Dataset&
       "one-sided p-values adjusted over the comparisons (Benjamini-Hochberg). A verdict needs an "
       "adjusted p below {:g} and a change beyond {:g}%; ratio = candidate / baseline time (above "
       "1 is slower) with its 95% interval.\n",
-      o.run_sd > 0 || !o.run_sd_by_series.empty()
-          ? fmt::format("a z-test of the two runs with the spread between runs history measured "
+      o.run_sd.sd_log > 0 || !o.run_sd_by_series.empty()
+          ? fmt::format("a t-test of the two runs with the spread between runs history measured "
                         "in {} (per series; {:.2f}% pooled for the others)",
-                        markdown_escape(o.noise_floor_source), std::expm1(o.run_sd) * 100)
+                        markdown_escape(o.noise_floor_source), std::expm1(o.run_sd.sd_log) * 100)
       : o.noise_floor_sd > 0
           ? fmt::format("a z-test with the noise floor {:.2f}% from {}",
                         std::expm1(o.noise_floor_sd) * 100, markdown_escape(o.noise_floor_source))

@@ -20,8 +20,12 @@ struct CompareOptions {
   // The spread between runs from colltune history (sd of log run values), per series by
   // comparison_series_key and pooled for the rest. With it each side counts as one run, since the
   // launches of one run share its drift, and the test is a z-test on the two run values.
-  std::map<std::string, double> run_sd_by_series;
-  double run_sd = 0;
+  struct RunSpread {
+    double sd_log = 0;  // sd of log run values
+    double df = 0;      // its degrees of freedom (0: taken as known)
+  };
+  std::map<std::string, RunSpread> run_sd_by_series;
+  RunSpread run_sd;
 };
 
 // The series a comparison belongs to, as history names it: point, collective, dtype, op,

@@ -78,6 +78,7 @@ Dataset load_store(const std::string& dir, const LoadOptions& o) {
       }
     }
     if (l.status == "done") {
+      if (!l.started_utc.empty()) d.launch_starts_utc.push_back(l.started_utc);
       read_jsonl(dir + "/" + launch_records_path(l.point_id, l.round), l.point_id, l.round, o, d);
     }
   }
@@ -179,6 +180,7 @@ Dataset load_dataset(const std::string& path, const LoadOptions& o) {
   }
   if (const auto c = d.contexts.find("run"); c != d.contexts.end() && c->second.is_object())
     d.started_utc = c->second.value("start_time_utc", "");
+  if (!d.started_utc.empty()) d.launch_starts_utc.push_back(d.started_utc);
   for (const auto& w : d.contexts["run"].value("warnings", std::vector<std::string>{})) {
     d.warnings.emplace_back("run", w);
   }
@@ -224,6 +226,7 @@ Dataset load_datasets(const std::vector<std::string>& paths, const LoadOptions& 
       if (!has_point(out, p.id)) out.points.push_back(std::move(p));
     }
     out.contexts.merge(d.contexts);
+    for (auto& t : d.launch_starts_utc) out.launch_starts_utc.push_back(std::move(t));
     for (auto& w : d.warnings) out.warnings.push_back(std::move(w));
     for (auto& n : d.left_out) out.left_out.push_back(std::move(n));
     for (auto& n : d.notes) out.notes.push_back(std::move(n));

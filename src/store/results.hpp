@@ -34,6 +34,9 @@ struct Dataset {
   // When it began (ISO 8601 UTC): a sweep's manifest created_utc, a run's first record's
   // start_time_utc; empty where the input does not say (history refuses it).
   std::string started_utc;
+  // When each launch began (ISO 8601 UTC), as far as the input says: a sweep's launches from its
+  // manifest, a run file's one launch from its context.
+  std::vector<std::string> launch_starts_utc;
   std::vector<PointInfo> points;  // in sweep order; one "run" point for a single run
   std::vector<LaunchInfo> launches;
   std::vector<Record> records;

@@ -22,6 +22,23 @@ LaunchSamples launches(std::initializer_list<double> medians) {
 
 // Reference values: scipy 1.17.1, stats.ttest_ind(log(b), log(a), equal_var=False,
 // alternative='greater'), and .confidence_interval(0.95) of the two-sided test, exponentiated.
+// Hand calculation: one run a side, medians 1.0 and 1.1, spread between runs 0.05: z =
+// ln 1.1 / (0.05 sqrt 2) = 1.3479, one-sided normal tail 0.08885; on 4 degrees of freedom the
+// t(4) tail at 1.3479 is 0.12449 (numeric integral of its density). The launches inside a run
+// do not narrow it: three launches at 1.1 give the same p as one.
+TEST(TestRuns, ZAndTOnTheSpreadBetweenRuns) {
+  const LaunchTest z = test_runs(launches({1.0}), launches({1.1}), 0.05, 0);
+  EXPECT_EQ(z.method, "between runs");
+  EXPECT_NEAR(z.ratio, 1.1, 1e-12);
+  EXPECT_NEAR(z.p_slower, 0.088847, 1e-5);
+  EXPECT_NEAR(z.p_faster, 1 - 0.088847, 1e-5);
+  EXPECT_NEAR(std::log(z.ratio_high / z.ratio), 1.959964 * 0.05 * std::sqrt(2.0), 1e-6);
+  const LaunchTest t = test_runs(launches({1.0}), launches({1.1}), 0.05, 4);
+  EXPECT_NEAR(t.p_slower, 0.124485, 1e-5);
+  const LaunchTest many = test_runs(launches({1.0}), launches({1.1, 1.1, 1.1}), 0.05, 0);
+  EXPECT_NEAR(many.p_slower, z.p_slower, 1e-12);
+}
+
 TEST(TestLaunches, WelchOnLogLaunchMediansMatchesScipy) {
   const LaunchTest t = test_launches(launches({1.0, 1.1, 0.95}), launches({1.3, 1.2, 1.4}));
   EXPECT_EQ(t.method, "welch");

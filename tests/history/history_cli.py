@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""colltune history on real runs: 5 launches of `colltune run` with Open MPI's defaults, then 3
+with the TCP fallback (OMPI_MCA_btl=self,tcp, 10x slower at small sizes here), as a nightly job
+would leave them; then the gate's other answers and its bad input on files made from a real run
+with hand-chosen times."""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "mpi"))
+from harness import check, finish, mpi_env, read_jsonl, workdir  # noqa: E402
+
+NAME = "history_cli"
+parser = argparse.ArgumentParser()
+parser.add_argument("--colltune", required=True)
+args = parser.parse_args()
+
+
+def colltune(*argv, limit_seconds=120):
+    proc = subprocess.run([args.colltune, *argv], env=mpi_env(), capture_output=True, text=True,
+                          timeout=limit_seconds)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def real_run(path, extra_env):
+    env = mpi_env()
+    env.update(extra_env)
+    proc = subprocess.run(["mpirun", "--oversubscribe", "-np", "2", args.colltune, "run", "--coll",
+                           "allreduce", "-b", "8", "-e", "512", "-f", "8", "--json", path],
+                          env=env, capture_output=True, text=True, timeout=120)
+    if proc.returncode != 0:
+        print(proc.stdout, proc.stderr, file=sys.stderr)
+        sys.exit(f"{NAME}: colltune run failed ({proc.returncode})")
+    time.sleep(1.1)  # start times are kept to the second: one run per second
+
+
+root = workdir()
+nightly = os.path.join(root, "nightly")
+os.makedirs(nightly)
+for night in range(8):
+    real_run(os.path.join(nightly, f"night{night + 1}.jsonl"),
+             {"OMPI_MCA_btl": "self,tcp"} if night >= 5 else {})
+starts = [read_jsonl(os.path.join(nightly, f"night{n + 1}.jsonl"))[0]["context"]["start_time_utc"]
+          for n in range(8)]
+
+# The change: found at night 6, at every size (one finding a buffer placement), the btl knob
+# named as what differed.
+out_dir = os.path.join(root, "out")
+code, out, err = colltune("history", nightly, "--gate", "--out", out_dir, "--junit",
+                          os.path.join(root, "junit.xml"))
+check(code == 1, f"history --gate over the TCP fallback: exit {code}, expected 1\n{out}{err}")
+changes = [line for line in out.splitlines() if "% slower [" in line]
+check(len(changes) == 2, f"expected 2 changes (in-place and out-of-place), got {changes}")
+for line in changes:
+    check(line.strip().startswith("allreduce 8-512 "), f"not one finding over 8-512 B: {line}")
+    check(f"from the run of {starts[5]}" in line, f"change not dated night 6 ({starts[5]}): {line}")
+    check("env OMPI_MCA_btl (unset) -> self,tcp" in line, f"btl knob not named: {line}")
+    check("OMPI_MCA_ess_base_jobid" not in line, f"per-launch ids named as a change: {line}")
+check("gate: exit 1" in out, f"gate line missing:\n{out}")
+hist = json.load(open(os.path.join(out_dir, "history.json")))
+check(len(hist["runs"]) == 8 and hist["runs"][0]["started_utc"] == starts[0],
+      "history.json runs not in start order")
+check(len(hist["series"]) == 6, f"expected 6 series (3 sizes x 2 buffers), got {len(hist['series'])}")
+for s in hist["series"]:
+    notable = [c for c in s["changes"] if c["notable"]]
+    check(len(notable) == 1 and notable[0]["run"] == 5 and notable[0]["ratio"] > 2,
+          f"series {s['bytes']} B: notable changes {notable}, expected one at run index 5")
+    check(s["gate"] == "slower", f"series {s['bytes']} B gate {s['gate']}")
+check(os.path.exists(os.path.join(out_dir, "history.md")), "history.md not written")
+md = open(os.path.join(out_dir, "history.md")).read()
+check(md.index("## Findings") < md.index("## Series"), "history.md does not lead with findings")
+junit = open(os.path.join(root, "junit.xml")).read()
+check('tests="6" failures="6"' in junit, f"JUnit does not fail the 6 slower series:\n{junit[:400]}")
+code, out, err = colltune("history", nightly)
+check(code == 0, f"history without --gate: exit {code}, expected 0")
+
+# compare with the history's spread between runs: night 1 against night 2 is the same machine.
+code, out, err = colltune("compare", os.path.join(nightly, "night1.jsonl"),
+                          os.path.join(nightly, "night2.jsonl"), "--noise-floor", out_dir)
+check(code == 0, f"compare with the history's noise floor: exit {code}\n{out}{err}")
+check("spread between runs history measured" in out, f"compare does not say its floor:\n{out}")
+code, out, err = colltune("compare", os.path.join(nightly, "night1.jsonl"),
+                          os.path.join(nightly, "night7.jsonl"), "--noise-floor", out_dir)
+check(code == 1, f"compare across the TCP fallback with the history's floor: exit {code}")
+code, out, err = colltune("compare", "--baseline", os.path.join(nightly, "night1.jsonl"),
+                          "--baseline", os.path.join(nightly, "night2.jsonl"), "--candidate",
+                          os.path.join(nightly, "night3.jsonl"), "--candidate",
+                          os.path.join(nightly, "night4.jsonl"))
+check("began within" in err and "colltune history" in err,
+      f"compare of launches seconds apart does not warn about drift:\n{err}")
+
+
+# The other answers, on files made from night 1 with chosen times and start stamps.
+base = read_jsonl(os.path.join(nightly, "night1.jsonl"))
+
+
+def made(folder, factors, stamps=None):
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    for i, factor in enumerate(factors):
+        stamp = stamps[i] if stamps else f"2026-11-{i + 1:02d}T02:00:00Z"
+        with open(os.path.join(folder, f"run{i + 1:02d}.jsonl"), "w") as f:
+            for rec in base:
+                rec = json.loads(json.dumps(rec))
+                rec["samples_seconds"] = [x * factor for x in rec["samples_seconds"]]
+                if stamp is None:
+                    del rec["context"]["start_time_utc"]
+                else:
+                    rec["context"]["start_time_utc"] = stamp
+                f.write(json.dumps(rec) + "\n")
+    return folder
+
+
+steady = made(os.path.join(root, "steady"), [1.00, 1.01, 0.99, 1.00, 1.02, 0.99])
+code, out, err = colltune("history", steady, "--gate")
+check(code == 0, f"6 runs within 2% of each other: exit {code}, expected 0\n{out}{err}")
+check("0 changes, 0 outliers" in out, f"steady runs report findings:\n{out}")
+short = made(os.path.join(root, "short"), [1.0, 1.0, 1.3])
+code, out, err = colltune("history", short, "--gate")
+check(code == 3 and "short:" in out and "a change needs 4" in out,
+      f"3 runs: exit {code}, expected 3 naming the runs a change needs\n{out}")
+code, out, err = colltune("history", short, "--gate", "--allow-incomplete")
+check(code == 0, f"3 runs with --allow-incomplete: exit {code}, expected 0")
+lone = made(os.path.join(root, "lone"), [1.00, 1.01, 0.99, 1.00, 1.02, 0.99, 1.40])
+code, out, err = colltune("history", lone, "--gate")
+check(code == 3 and "outlier:" in out and "the next run tells" in out,
+      f"a lone slow newest run: exit {code}, expected 3 (outlier)\n{out}")
+check("an outlier, not a change" in out, f"the newest run is not reported as an outlier:\n{out}")
+stepped = made(os.path.join(root, "stepped"), [1.00, 1.01, 0.99, 1.00, 1.02, 0.99, 1.40, 1.41])
+code, out, err = colltune("history", stepped, "--gate")
+check(code == 1 and "40% slower" in out and "2026-11-07T02:00:00Z" in out,
+      f"two slow newest runs: exit {code}, expected 1 with the step from night 7\n{out}")
+
+# Bad input: exit 2, one line naming what is wrong, nothing written.
+twice = made(os.path.join(root, "twice"), [1.0, 1.0, 1.0],
+             ["2026-11-01T02:00:00Z", "2026-11-02T02:00:00Z", "2026-11-02T02:00:00Z"])
+code, out, err = colltune("history", twice, "--out", os.path.join(root, "not-written"))
+check(code == 2 and "also" in err and "run02.jsonl" in err and "run03.jsonl" in err,
+      f"duplicate start times: exit {code}: {err}")
+check(not os.path.exists(os.path.join(root, "not-written", "history.json")),
+      "bad input still wrote history.json")
+missing = made(os.path.join(root, "missing"), [1.0, 1.0], [None, "2026-11-02T02:00:00Z"])
+code, out, err = colltune("history", missing)
+check(code == 2 and "run01.jsonl" in err and "start time" in err,
+      f"missing start time: exit {code}: {err}")
+empty = os.path.join(root, "empty")
+os.makedirs(empty)
+code, out, err = colltune("history", empty)
+check(code == 2 and "holds no sweep store" in err, f"empty directory: exit {code}: {err}")
+code, out, err = colltune("history", os.path.join(root, "no-such"))
+check(code == 2 and "no-such" in err, f"missing path: exit {code}: {err}")
+code, out, err = colltune("history", steady, "--min-change", "five")
+check(code == 2 and "--min-change" in err, f"bad --min-change: exit {code}: {err}")
+
+if not os.environ.get("KEEP"):
+    shutil.rmtree(root, ignore_errors=True)
+finish(NAME)

@@ -154,8 +154,10 @@ Segmentation segment_series(const std::vector<double>& x, const ChangePointOptio
         if (s.at == 0 || !(s.p <= level)) return;
         cuts.push_back(s.at);
         p_of_cut[s.at] = s.p;
-        split(lo, s.at, level / 2);
-        split(s.at, hi, level / 2);
+        const bool top = lo == 0 && hi == y.size();
+        const double next = (top && o.deeper_level >= 0 ? o.deeper_level : level) / 2;
+        split(lo, s.at, next);
+        split(s.at, hi, next);
       };
   split(0, y.size(), o.level);
   std::sort(cuts.begin(), cuts.end());

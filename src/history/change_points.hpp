@@ -11,7 +11,11 @@
 namespace colltune {
 
 struct ChangePointOptions {
-  double level = 0.05;          // a split's Bonferroni-adjusted two-sided p must be at most this
+  double level = 0.05;  // a series' first split's Bonferroni-adjusted two-sided p must be below
+  // The level of the splits inside the first split's halves, halved again at each depth; below 0
+  // it is `level`. A family of series holds these to its own level over the series (Bonferroni),
+  // since with a change in every series, each first split passes at the full level.
+  double deeper_level = -1;
   double min_change = 0.05;     // and its step at least this (0.05 = 5%) to count
   std::size_t min_segment = 2;  // runs on each side of a change
   double outlier_z = 5;  // robust sds off the runs on both sides that make a lone run an outlier

@@ -234,6 +234,7 @@ HistoryResult analyse_history(const std::vector<HistoryRun>& runs, const History
   }
   ChangePointOptions held = o.change;
   held.level = h.series_level;
+  held.deeper_level = o.change.level / std::max(m, 1.0);
   bool slower = false, gap = false;
   for (Series& s : all) {
     SeriesResult r;

@@ -53,8 +53,10 @@ out_dir = os.path.join(root, "out")
 code, out, err = colltune("history", nightly, "--gate", "--out", out_dir, "--junit",
                           os.path.join(root, "junit.xml"))
 check(code == 1, f"history --gate over the TCP fallback: exit {code}, expected 1\n{out}{err}")
-changes = [line for line in out.splitlines() if "% slower [" in line]
-check(len(changes) == 2, f"expected 2 changes (in-place and out-of-place), got {changes}")
+# The machine's own drift may add a small finding elsewhere (the method's false-alarm rate is per
+# history, not zero); the TCP fallback must be found, dated and explained, once per buffers.
+changes = [line for line in out.splitlines() if "% slower [" in line and "OMPI_MCA_btl" in line]
+check(len(changes) == 2, f"expected 2 changes naming the btl knob, got {changes}\n{out}")
 for line in changes:
     check(line.strip().startswith("allreduce 8-512 "), f"not one finding over 8-512 B: {line}")
     check(f"from the run of {starts[5]}" in line, f"change not dated night 6 ({starts[5]}): {line}")
@@ -66,9 +68,9 @@ check(len(hist["runs"]) == 8 and hist["runs"][0]["started_utc"] == starts[0],
       "history.json runs not in start order")
 check(len(hist["series"]) == 6, f"expected 6 series (3 sizes x 2 buffers), got {len(hist['series'])}")
 for s in hist["series"]:
-    notable = [c for c in s["changes"] if c["notable"]]
-    check(len(notable) == 1 and notable[0]["run"] == 5 and notable[0]["ratio"] > 2,
-          f"series {s['bytes']} B: notable changes {notable}, expected one at run index 5")
+    at_tcp = [c for c in s["changes"] if c["notable"] and c["run"] == 5 and c["ratio"] > 2]
+    check(len(at_tcp) == 1, f"series {s['bytes']} B: changes {s['changes']}, expected one at run "
+          "index 5 (night 6) more than 2x slower")
     check(s["gate"] == "slower", f"series {s['bytes']} B gate {s['gate']}")
 check(os.path.exists(os.path.join(out_dir, "history.md")), "history.md not written")
 md = open(os.path.join(out_dir, "history.md")).read()

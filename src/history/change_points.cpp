@@ -12,6 +12,9 @@
 namespace colltune {
 namespace {
 
+// The robust sd rests on the successive differences: below 5 of them it is a guess.
+constexpr std::size_t kMinRunsForOutliers = 6;
+
 double median_of(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
@@ -119,7 +122,7 @@ Segmentation segment_series(const std::vector<double>& x, const ChangePointOptio
   std::vector<double> off(n, 0);
   const double sd = robust_run_sd(x);
   const double bar = std::max(o.outlier_z * sd, min_step);
-  if (n >= 4) {
+  if (n >= kMinRunsForOutliers) {
     for (std::size_t i = 0; i < n; ++i) {
       const Offsets d = offsets(x, i);
       if (d.before && d.after) {

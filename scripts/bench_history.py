@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+"""colltune history's error rates on this machine, with real launches (a benchmark, not a test).
+
+1. A/A: --series histories of --runs identical nightly-style runs (`colltune run`, allreduce and
+   alltoall 8 B-64 KiB, np 2, bound to cores): every history with a change is a false alarm.
+2. A step: --series histories of --runs runs, then --runs more with Open MPI's TCP fallback
+   (OMPI_MCA_btl=self,tcp): found when a change is dated the first TCP run with the btl knob
+   named as what differed.
+3. Drift: --sweeps identical sweeps (allreduce and alltoall 64 KiB-4 MiB, np 2, 3 launches each,
+   bound to cores) compared pairwise, with compare's defaults and with the history of the same
+   sweeps as --noise-floor.
+4. Scale: history over --scale-runs synthetic runs of --scale-records records each (timed)."""
+import argparse
+import itertools
+import json
+import os
+import random
+import subprocess
+import tempfile
+import time
+
+
+def parse_args():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--colltune", required=True)
+    parser.add_argument("--series", type=int, default=20)
+    parser.add_argument("--runs", type=int, default=8)
+    parser.add_argument("--sweeps", type=int, default=7)
+    parser.add_argument("--scale-runs", type=int, default=365)
+    parser.add_argument("--scale-records", type=int, default=2000)
+    parser.add_argument("--skip", default="", help="parts to skip, e.g. 3,4")
+    return parser.parse_args()
+
+
+def run_once(args, path, extra_env=None):
+    env = dict(os.environ, **(extra_env or {}))
+    start = time.time()
+    proc = subprocess.run(["mpirun", "--oversubscribe", "--bind-to", "core", "-np", "2",
+                           args.colltune, "run", "--coll", "allreduce,alltoall", "-b", "8", "-e",
+                           "64K", "-f", "8", "--json", path], env=env, capture_output=True,
+                          text=True, timeout=300)
+    if proc.returncode != 0:
+        raise SystemExit(f"colltune run failed ({proc.returncode}): {proc.stderr[-2000:]}")
+    # Start times are kept to the second: one run per second.
+    time.sleep(max(0.0, 1.05 - (time.time() - start)))
+
+
+def history(args, folder, *extra):
+    out = os.path.join(folder, "out")
+    proc = subprocess.run([args.colltune, "history", folder, "--out", out, *extra],
+                          capture_output=True, text=True, timeout=600)
+    if proc.returncode not in (0, 1, 3):
+        raise SystemExit(f"history failed ({proc.returncode}): {proc.stderr[-2000:]}")
+    with open(os.path.join(out, "history.json")) as f:
+        return json.load(f), proc.stdout
+
+
+def part_aa(args, work):
+    alarms, outliers = 0, 0
+    for s in range(args.series):
+        folder = os.path.join(work, f"aa{s + 1:02d}")
+        os.makedirs(folder)
+        for r in range(args.runs):
+            run_once(args, os.path.join(folder, f"run{r + 1:02d}.jsonl"))
+        h, _ = history(args, folder)
+        changes = [f for f in h["findings"] if f["kind"] == "change"]
+        outliers += sum(f["kind"] == "outlier" for f in h["findings"])
+        alarms += bool(changes)
+        for f in changes:
+            print(f"  A/A history {s + 1}: {f['text']}")
+    print(f"A/A: {args.series} histories of {args.runs} identical runs: {alarms} with a change "
+          f"(target at most 1), {outliers} outlier findings in all")
+
+
+def part_step(args, work):
+    found = 0
+    for s in range(args.series):
+        folder = os.path.join(work, f"tcp{s + 1:02d}")
+        os.makedirs(folder)
+        for r in range(2 * args.runs):
+            env = {"OMPI_MCA_btl": "self,tcp"} if r >= args.runs else {}
+            run_once(args, os.path.join(folder, f"run{r + 1:02d}.jsonl"), env)
+        h, _ = history(args, folder)
+        changes = [f for f in h["findings"] if f["kind"] == "change"]
+        at_step = [f for f in changes if f["run"] == args.runs and
+                   any("OMPI_MCA_btl (unset) -> self,tcp" in c for c in f["context"])]
+        elsewhere = [f for f in changes if f["run"] != args.runs]
+        found += bool(at_step)
+        sizes = sorted({(f["min_bytes"], f["max_bytes"]) for f in at_step})
+        print(f"  step history {s + 1}: {len(at_step)} findings at run {args.runs + 1} naming the "
+              f"btl knob (sizes {sizes}), {len(elsewhere)} changes elsewhere")
+    print(f"step: {args.series} histories of {args.runs} + {args.runs} runs with the TCP fallback: "
+          f"found at run {args.runs + 1} with the btl knob named in {found} (target at least "
+          f"{args.series - 1})")
+
+
+def part_drift(args, work):
+    spec = os.path.join(work, "drift.yaml")
+    with open(spec, "w") as f:
+        f.write("""name: drift
+launcher: mpirun
+launcher_args: [--oversubscribe]
+repetitions: 3
+benchmark: {backends: [mpi], collectives: [allreduce, alltoall], min_bytes: 64K, max_bytes: 4M,
+            step_factor: 4, iters: 20, samples: 10}
+axes: {np: [2], bind_to: [core]}
+""")
+    results = os.path.join(work, "sweeps")
+    stores = []
+    for _ in range(args.sweeps):
+        before = set(os.listdir(results)) if os.path.isdir(results) else set()
+        proc = subprocess.run([args.colltune, "sweep", spec, "--results", results],
+                              capture_output=True, text=True, timeout=1800)
+        if proc.returncode != 0:
+            raise SystemExit(f"sweep failed ({proc.returncode}): {proc.stderr[-2000:]}")
+        (new,) = set(os.listdir(results)) - before
+        stores.append(os.path.join(results, new))
+        time.sleep(1.1)
+    floor_dir = os.path.join(work, "drift-history")
+    subprocess.run([args.colltune, "history", *stores, "--out", floor_dir], capture_output=True,
+                   text=True, timeout=600, check=True)
+    with open(os.path.join(floor_dir, "history.json")) as f:
+        sd = json.load(f)["between_run_sd_log"]
+    plain, floored, warned = [], [], 0
+    for a, b in itertools.combinations(stores, 2):
+        p = subprocess.run([args.colltune, "compare", a, b], capture_output=True, text=True)
+        plain.append(p.returncode)
+        warned += "began within" in p.stderr
+        q = subprocess.run([args.colltune, "compare", a, b, "--noise-floor", floor_dir],
+                           capture_output=True, text=True)
+        floored.append(q.returncode)
+    pairs = len(plain)
+    print(f"drift: {args.sweeps} identical sweeps (3 launches each), {pairs} pairs: "
+          f"{plain.count(1)} exit 1 with compare's defaults ({warned} of them warned that each "
+          f"side's launches began within minutes); {floored.count(1)} exit 1 with "
+          f"--noise-floor from their history (spread between runs {100 * (2.718281828 ** sd - 1):.1f}%"
+          f" pooled; target at most 1)")
+
+
+def part_scale(args, work):
+    folder = os.path.join(work, "scale")
+    os.makedirs(folder)
+    template = os.path.join(work, "template.jsonl")
+    run_once(args, template)
+    with open(template) as f:
+        base = [json.loads(line) for line in f if line.strip()]
+    for rec in base:  # the context a history reads, without the per-launch environment
+        rec["context"] = {k: rec["context"][k] for k in
+                          ("colltune_version", "backend", "nranks", "hosts", "ranks_per_host",
+                           "library_versions")}
+    copies = max(1, args.scale_records // len(base))
+    rng = random.Random(1)
+    start = time.time()
+    for r in range(args.scale_runs):
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(1.7e9 + 86400 * r))
+        drift = 1 + rng.gauss(0, 0.02)
+        lines = []
+        for k in range(1, copies + 1):
+            for rec in base:
+                rec = dict(rec, bytes=rec["bytes"] * k, count=rec["count"] * k,
+                           context=dict(rec["context"], start_time_utc=stamp))
+                rec["samples_seconds"] = [x * drift * (1 + rng.uniform(-0.02, 0.02))
+                                          for x in rec["samples_seconds"][:5]]
+                lines.append(json.dumps(rec))
+        with open(os.path.join(folder, f"run{r + 1:03d}.jsonl"), "w") as f:
+            f.write("\n".join(lines) + "\n")
+    made = time.time() - start
+    start = time.time()
+    proc = subprocess.run([args.colltune, "history", folder], capture_output=True, text=True,
+                          timeout=1800)
+    took = time.time() - start
+    first = (proc.stdout.splitlines() or [proc.stderr.strip()])[0]
+    print(f"scale: history over {args.scale_runs} runs x {copies * len(base)} records: "
+          f"{took:.1f} s (exit {proc.returncode}; files written in {made:.0f} s): {first}")
+
+
+def main():
+    args = parse_args()
+    skip = set(args.skip.split(","))
+    work = tempfile.mkdtemp(prefix="colltune-bench-history-")
+    for number, part in (("1", part_aa), ("2", part_step), ("3", part_drift), ("4", part_scale)):
+        if number in skip:
+            continue
+        start = time.time()
+        part(args, work)
+        print(f"  (part {number}: {time.time() - start:.0f} s)", flush=True)
+    print(f"files under {work}")
+
+
+if __name__ == "__main__":
+    main()

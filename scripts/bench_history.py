@@ -6,6 +6,9 @@
 2. A step: --series histories of --runs runs, then --runs more with Open MPI's TCP fallback
    (OMPI_MCA_btl=self,tcp): found when a change is dated the first TCP run with the btl knob
    named as what differed.
+   Parts 1 and 2 run round-robin (run k of every history, then run k + 1), so one history's runs
+   are about a minute apart. Keep the machine otherwise idle: a build or another benchmark is a
+   real slowdown, and history will date it.
 3. Drift: --sweeps identical sweeps (allreduce and alltoall 64 KiB-4 MiB, np 2, 3 launches each,
    bound to cores) compared pairwise, with compare's defaults and with the history of the same
    sweeps as --noise-floor.
@@ -28,7 +31,7 @@ def parse_args():
     parser.add_argument("--sweeps", type=int, default=7)
     parser.add_argument("--scale-runs", type=int, default=365)
     parser.add_argument("--scale-records", type=int, default=2000)
-    parser.add_argument("--skip", default="", help="parts to skip, e.g. 3,4")
+    parser.add_argument("--skip", default="", help="parts to skip: 1 (parts 1 and 2), 3, 4")
     return parser.parse_args()
 
 
@@ -43,6 +46,7 @@ def run_once(args, path, extra_env=None):
         raise SystemExit(f"colltune run failed ({proc.returncode}): {proc.stderr[-2000:]}")
     # Start times are kept to the second: one run per second.
     time.sleep(max(0.0, 1.05 - (time.time() - start)))
+    return time.time() - start
 
 
 def history(args, folder, *extra):
@@ -55,13 +59,20 @@ def history(args, folder, *extra):
         return json.load(f), proc.stdout
 
 
-def part_aa(args, work):
-    alarms, outliers = 0, 0
-    for s in range(args.series):
-        folder = os.path.join(work, f"aa{s + 1:02d}")
+def part_histories(args, work):
+    """Parts 1 and 2 together, round-robin: run k of every history, then run k + 1, so the runs of
+    one history are minutes apart, as nightly runs are far apart against the machine's drift
+    (back to back, a slow spell of a few seconds spans several runs of one history)."""
+    aa = [os.path.join(work, f"aa{s + 1:02d}") for s in range(args.series)]
+    tcp = [os.path.join(work, f"tcp{s + 1:02d}") for s in range(args.series)]
+    for folder in aa + tcp:
         os.makedirs(folder)
-        for r in range(args.runs):
-            run_once(args, os.path.join(folder, f"run{r + 1:02d}.jsonl"))
+    for r in range(2 * args.runs):
+        for folder in (aa if r < args.runs else []) + tcp:
+            env = {"OMPI_MCA_btl": "self,tcp"} if folder in tcp and r >= args.runs else {}
+            run_once(args, os.path.join(folder, f"run{r + 1:02d}.jsonl"), env)
+    alarms, outliers = 0, 0
+    for s, folder in enumerate(aa):
         h, _ = history(args, folder)
         changes = [f for f in h["findings"] if f["kind"] == "change"]
         outliers += sum(f["kind"] == "outlier" for f in h["findings"])
@@ -70,16 +81,8 @@ def part_aa(args, work):
             print(f"  A/A history {s + 1}: {f['text']}")
     print(f"A/A: {args.series} histories of {args.runs} identical runs: {alarms} with a change "
           f"(target at most 1), {outliers} outlier findings in all")
-
-
-def part_step(args, work):
     found = 0
-    for s in range(args.series):
-        folder = os.path.join(work, f"tcp{s + 1:02d}")
-        os.makedirs(folder)
-        for r in range(2 * args.runs):
-            env = {"OMPI_MCA_btl": "self,tcp"} if r >= args.runs else {}
-            run_once(args, os.path.join(folder, f"run{r + 1:02d}.jsonl"), env)
+    for s, folder in enumerate(tcp):
         h, _ = history(args, folder)
         changes = [f for f in h["findings"] if f["kind"] == "change"]
         at_step = [f for f in changes if f["run"] == args.runs and
@@ -157,7 +160,8 @@ def part_scale(args, work):
         lines = []
         for k in range(1, copies + 1):
             for rec in base:
-                rec = dict(rec, bytes=rec["bytes"] * k, count=rec["count"] * k,
+                # Odd multiples of sizes a power of 2 apart never meet: no duplicate record.
+                rec = dict(rec, bytes=rec["bytes"] * (2 * k - 1), count=rec["count"] * (2 * k - 1),
                            context=dict(rec["context"], start_time_utc=stamp))
                 rec["samples_seconds"] = [x * drift * (1 + rng.uniform(-0.02, 0.02))
                                           for x in rec["samples_seconds"][:5]]
@@ -178,7 +182,7 @@ def main():
     args = parse_args()
     skip = set(args.skip.split(","))
     work = tempfile.mkdtemp(prefix="colltune-bench-history-")
-    for number, part in (("1", part_aa), ("2", part_step), ("3", part_drift), ("4", part_scale)):
+    for number, part in (("1", part_histories), ("3", part_drift), ("4", part_scale)):
         if number in skip:
             continue
         start = time.time()

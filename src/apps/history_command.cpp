@@ -9,6 +9,7 @@
 
 #include "apps/help_format.hpp"
 #include "core/errors.hpp"
+#include "history/history_html.hpp"
 #include "history/history_report.hpp"
 #include "store/atomic_file.hpp"
 
@@ -51,9 +52,10 @@ int history_command(const std::vector<std::string>& args) {
   bool gate = false, allow_incomplete = false, skip_bad = false;
   app.add_option("runs", inputs, "sweep stores, run files (.jsonl), or directories of them")
       ->required();
-  app.add_option("--out", out_dir,
-                 "write history.md and history.json there (default: print only); made when "
-                 "missing")
+  app.add_option(
+         "--out", out_dir,
+         "write history.md, history.html and history.json there (default: print only); made when "
+         "missing")
       ->option_text("DIR");
   app.add_flag("--gate", gate, "exit 1 when the newest run comes after a change to slower");
   app.add_option("--min-change", min_change, "the smallest step that is a finding: 5% (default 5%)")
@@ -88,7 +90,8 @@ int history_command(const std::vector<std::string>& args) {
     std::error_code made;
     fs::create_directories(out_dir, made);
     for (const auto& [name, text] : {std::pair{"history.md", history_markdown(h, runs, o)},
-                                     std::pair{"history.json", history_json(h, runs, o)}}) {
+                                     std::pair{"history.json", history_json(h, runs, o)},
+                                     std::pair{"history.html", history_html(h, runs, o)}}) {
       const std::string path = (fs::path(out_dir) / name).string();
       write_file_atomic(path, text);
       fmt::print("history: wrote {}\n", path);

@@ -9,10 +9,11 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "mpi"))
 from harness import check, finish, mpi_env, read_jsonl, workdir  # noqa: E402
+
+import history_files as files  # noqa: E402
 
 NAME = "history_cli"
 parser = argparse.ArgumentParser()
@@ -26,23 +27,11 @@ def colltune(*argv, limit_seconds=120):
     return proc.returncode, proc.stdout, proc.stderr
 
 
-def real_run(path, extra_env):
-    env = mpi_env()
-    env.update(extra_env)
-    proc = subprocess.run(["mpirun", "--oversubscribe", "-np", "2", args.colltune, "run", "--coll",
-                           "allreduce", "-b", "8", "-e", "512", "-f", "8", "--json", path],
-                          env=env, capture_output=True, text=True, timeout=120)
-    if proc.returncode != 0:
-        print(proc.stdout, proc.stderr, file=sys.stderr)
-        sys.exit(f"{NAME}: colltune run failed ({proc.returncode})")
-    time.sleep(1.1)  # start times are kept to the second: one run per second
-
-
 root = workdir()
 nightly = os.path.join(root, "nightly")
 os.makedirs(nightly)
 for night in range(8):
-    real_run(os.path.join(nightly, f"night{night + 1}.jsonl"),
+    files.real_run(args.colltune, os.path.join(nightly, f"night{night + 1}.jsonl"),
              {"OMPI_MCA_btl": "self,tcp"} if night >= 5 else {})
 starts = [read_jsonl(os.path.join(nightly, f"night{n + 1}.jsonl"))[0]["context"]["start_time_utc"]
           for n in range(8)]
@@ -100,52 +89,35 @@ check("began within" in err and "colltune history" in err,
 base = read_jsonl(os.path.join(nightly, "night1.jsonl"))
 
 
-def made(folder, factors, stamps=None):
-    shutil.rmtree(folder, ignore_errors=True)
-    os.makedirs(folder)
-    for i, factor in enumerate(factors):
-        stamp = stamps[i] if stamps else f"2026-11-{i + 1:02d}T02:00:00Z"
-        with open(os.path.join(folder, f"run{i + 1:02d}.jsonl"), "w") as f:
-            for rec in base:
-                rec = json.loads(json.dumps(rec))
-                rec["samples_seconds"] = [x * factor for x in rec["samples_seconds"]]
-                if stamp is None:
-                    del rec["context"]["start_time_utc"]
-                else:
-                    rec["context"]["start_time_utc"] = stamp
-                f.write(json.dumps(rec) + "\n")
-    return folder
-
-
-steady = made(os.path.join(root, "steady"), [1.00, 1.01, 0.99, 1.00, 1.02, 0.99])
+steady = files.made(os.path.join(root, "steady"), base, [1.00, 1.01, 0.99, 1.00, 1.02, 0.99])
 code, out, err = colltune("history", steady, "--gate")
 check(code == 0, f"6 runs within 2% of each other: exit {code}, expected 0\n{out}{err}")
 check("0 changes, 0 outliers" in out, f"steady runs report findings:\n{out}")
-short = made(os.path.join(root, "short"), [1.0, 1.0, 1.3])
+short = files.made(os.path.join(root, "short"), base, [1.0, 1.0, 1.3])
 code, out, err = colltune("history", short, "--gate")
 check(code == 3 and "short:" in out and "a change needs 4" in out,
       f"3 runs: exit {code}, expected 3 naming the runs a change needs\n{out}")
 code, out, err = colltune("history", short, "--gate", "--allow-incomplete")
 check(code == 0, f"3 runs with --allow-incomplete: exit {code}, expected 0")
-lone = made(os.path.join(root, "lone"), [1.00, 1.01, 0.99, 1.00, 1.02, 0.99, 1.40])
+lone = files.made(os.path.join(root, "lone"), base, [1.00, 1.01, 0.99, 1.00, 1.02, 0.99, 1.40])
 code, out, err = colltune("history", lone, "--gate")
 check(code == 3 and "outlier:" in out and "the next run tells" in out,
       f"a lone slow newest run: exit {code}, expected 3 (outlier)\n{out}")
 check("an outlier, not a change" in out, f"the newest run is not reported as an outlier:\n{out}")
-stepped = made(os.path.join(root, "stepped"), [1.00, 1.01, 0.99, 1.00, 1.02, 0.99, 1.40, 1.41])
+stepped = files.made(os.path.join(root, "stepped"), base, [1.00, 1.01, 0.99, 1.00, 1.02, 0.99, 1.40, 1.41])
 code, out, err = colltune("history", stepped, "--gate")
 check(code == 1 and "40% slower" in out and "2026-11-07T02:00:00Z" in out,
       f"two slow newest runs: exit {code}, expected 1 with the step from night 7\n{out}")
 
 # Bad input: exit 2, one line naming what is wrong, nothing written.
-twice = made(os.path.join(root, "twice"), [1.0, 1.0, 1.0],
+twice = files.made(os.path.join(root, "twice"), base, [1.0, 1.0, 1.0],
              ["2026-11-01T02:00:00Z", "2026-11-02T02:00:00Z", "2026-11-02T02:00:00Z"])
 code, out, err = colltune("history", twice, "--out", os.path.join(root, "not-written"))
 check(code == 2 and "also" in err and "run02.jsonl" in err and "run03.jsonl" in err,
       f"duplicate start times: exit {code}: {err}")
 check(not os.path.exists(os.path.join(root, "not-written", "history.json")),
       "bad input still wrote history.json")
-missing = made(os.path.join(root, "missing"), [1.0, 1.0], [None, "2026-11-02T02:00:00Z"])
+missing = files.made(os.path.join(root, "missing"), base, [1.0, 1.0], [None, "2026-11-02T02:00:00Z"])
 code, out, err = colltune("history", missing)
 check(code == 2 and "run01.jsonl" in err and "start time" in err,
       f"missing start time: exit {code}: {err}")

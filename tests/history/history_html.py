@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""history.html in real headless Chromium, measured on the rendered page: 10 runs made from a
+real run, run 4 alone 60% slower and runs 7-10 25% slower with OMPI_MCA_btl set. It loads with
+no console errors; each panel's chart has a line per size; the one change mark stands between
+runs 6 and 7 on every line, its text (naming the knob) inside the chart; the outlying run is
+ringed; no tick label straddles the plot frame; the end labels stand apart; at 1400 px the
+document is no wider than the window. Skipped (77) where Chromium is not installed."""
+import argparse
+import html as html_lib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "mpi"))
+from harness import check, finish, mpi_env, skip, workdir  # noqa: E402
+
+import history_files as files  # noqa: E402
+
+NAME = "history_html"
+parser = argparse.ArgumentParser()
+parser.add_argument("--colltune", required=True)
+parser.add_argument("--artifacts", default="")
+args = parser.parse_args()
+browser = shutil.which("chromium") or shutil.which("chromium-browser")
+if browser is None:
+    skip(NAME, "no chromium on PATH (apt-get install chromium)")
+
+root = workdir()
+base = files.real_run(args.colltune, os.path.join(root, "template.jsonl"))
+runs = files.made(os.path.join(root, "runs"), base,
+                  [1.00, 1.01, 0.99, 1.60, 1.00, 1.02, 1.25, 1.26, 1.24, 1.25], env_from=6,
+                  env={"OMPI_MCA_btl": "self,tcp"})
+out = os.path.join(root, "out")
+proc = subprocess.run([args.colltune, "history", runs, "--out", out], env=mpi_env(),
+                      capture_output=True, text=True, timeout=120)
+check(proc.returncode == 0, f"history: exit {proc.returncode}: {proc.stderr}")
+page = os.path.join(out, "history.html")
+common = [browser, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+          "--user-data-dir=" + os.path.join(root, "profile"), "--enable-logging=stderr", "--v=0"]
+
+dom = subprocess.run(common + ["--dump-dom", "file://" + page], capture_output=True, text=True,
+                     timeout=120)
+console = [line for line in dom.stderr.splitlines() if "CONSOLE" in line or "Refused to" in line]
+check(not console, f"console messages: {console}")
+
+MEASURE = """<script>
+const out = {width: document.documentElement.scrollWidth, viewport: window.innerWidth, charts: []};
+for (const svg of document.querySelectorAll('svg.history')) {
+  const f = svg.querySelector('rect').getBoundingClientRect();
+  const straddle = [];  // tick labels that cross the plot frame's edge
+  for (const t of svg.querySelectorAll('text.tick')) {
+    const b = t.getBoundingClientRect();
+    const inside = b.left > f.left + 1 && b.right < f.right - 1 && b.top > f.top + 1 &&
+                   b.bottom < f.bottom - 1;
+    const touches = b.left < f.right && b.right > f.left && b.top < f.bottom && b.bottom > f.top;
+    if (touches && !inside) straddle.push(t.textContent);
+  }
+  const marks = [...svg.querySelectorAll('line.change-mark')].map(l =>
+      [+l.getAttribute('data-run'), +l.getAttribute('x1')]);
+  const labels = [...svg.querySelectorAll('text.mark-label')].map(t => {
+    const b = t.getBoundingClientRect(), s = svg.getBoundingClientRect();
+    return [t.textContent, b.left >= s.left - 0.5 && b.right <= s.right + 0.5 &&
+            b.top >= s.top - 0.5 && b.bottom <= s.bottom + 0.5];
+  });
+  const points = {};
+  for (const c of svg.querySelectorAll('circle.point')) {
+    const run = +c.getAttribute('data-run');
+    (points[run] = points[run] || []).push(+c.getAttribute('cx'));
+  }
+  out.charts.push({lines: svg.querySelectorAll('polyline.series').length, marks, labels, points,
+                   outliers: [...svg.querySelectorAll('circle.outlier')].map(
+                       c => +c.getAttribute('data-run')),
+                   ends: [...svg.querySelectorAll('text.end-label')].map(t => t.getBBox().y),
+                   straddle});
+}
+document.body.insertAdjacentHTML('beforeend', '<pre id="measure">' + JSON.stringify(out) + '</pre>');
+</script>"""
+html = open(page).read()
+measured = os.path.join(out, "measure.html")
+with open(measured, "w") as f:
+    f.write(re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "",
+                   html.replace("</body>", MEASURE + "</body>")))
+dom = subprocess.run(common + ["--window-size=1400,2000", "--dump-dom", "file://" + measured],
+                     capture_output=True, text=True, timeout=120)
+found = re.findall(r'<pre id="measure">(\{.*?)</pre>', dom.stdout, re.S)
+check(bool(found), "no measurement in the rendered page")
+m = json.loads(html_lib.unescape(found[-1])) if found else {"charts": []}
+check(len(m["charts"]) == 2, f"{len(m['charts'])} charts, expected 2 (in-place, out-of-place)")
+for i, c in enumerate(m["charts"]):
+    check(c["lines"] == 3, f"chart {i}: {c['lines']} lines, expected 3 (8, 64, 512 B)")
+    check([run for run, _ in c["marks"]] == [6], f"chart {i}: marks at runs {c['marks']}, "
+          "expected one at run index 6")
+    for run, x in c["marks"]:
+        before, after = c["points"].get("5", []), c["points"].get("6", [])
+        check(before and after and all(b < x for b in before) and all(x < a for a in after),
+              f"chart {i}: the mark at x {x} is not between runs 6 and 7 ({before}, {after})")
+    check(len(c["labels"]) == 1 and "OMPI_MCA_btl" in c["labels"][0][0] and c["labels"][0][1],
+          f"chart {i}: mark label {c['labels']} (must name the knob and lie inside the chart)")
+    check(c["outliers"] == [3, 3, 3],
+          f"chart {i}: outliers ringed at runs {c['outliers']}, expected run 3 on each of 3 lines")
+    check(not c["straddle"], f"chart {i}: tick labels across the plot frame: {c['straddle']}")
+    ends = sorted(c["ends"])
+    check(all(b - a >= 10 for a, b in zip(ends, ends[1:])),
+          f"chart {i}: end labels on top of each other at y {ends}")
+check(m.get("width", 1e9) <= m.get("viewport", 0),
+      f"document {m.get('width')} px wide in a {m.get('viewport')} px window")
+check("the run of 2026-11-07T02:00:00Z" in html and "env OMPI_MCA_btl (unset) -&gt; self,tcp" in html,
+      "the page does not date the change or name the knob")
+check("2026-11-04T02:00:00Z alone, an outlier" in html, "the outlier is not in the findings")
+
+shot = os.path.join(root, "history.png")
+run = subprocess.run(common + ["--window-size=1400,1800", "--hide-scrollbars",
+                               f"--screenshot={shot}", "file://" + page],
+                     capture_output=True, text=True, timeout=120)
+check(run.returncode == 0 and os.path.exists(shot), f"no screenshot: {run.stderr[-600:]}")
+if os.path.exists(shot) and args.artifacts:
+    os.makedirs(args.artifacts, exist_ok=True)
+    shutil.copy(shot, os.path.join(args.artifacts, "history.png"))
+if not os.environ.get("KEEP"):
+    shutil.rmtree(root, ignore_errors=True)
+finish(NAME)

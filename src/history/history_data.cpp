@@ -25,13 +25,17 @@ std::vector<std::string> expand(const std::string& path) {
   for (const auto& entry : fs::directory_iterator(path)) {
     const fs::path& p = entry.path();
     if (entry.is_directory() && fs::exists(p / "manifest.json")) out.push_back(p.string());
-    if (entry.is_regular_file() && p.extension() == ".jsonl") out.push_back(p.string());
+    // Run files, nccl-tests' -J files and its text logs.
+    const std::string ext = p.extension().string();
+    if (entry.is_regular_file() && p.filename() != "history.json" &&
+        (ext == ".jsonl" || ext == ".json" || ext == ".log" || ext == ".txt" || ext == ".out"))
+      out.push_back(p.string());
   }
   std::sort(out.begin(), out.end());
   if (out.empty()) {
     throw ConfigError(fmt::format(
-        "{}: holds no sweep store (a folder with manifest.json) and no run file (.jsonl); "
-        "allowed: stores, run files, or a directory of them",
+        "{}: holds no sweep store (a folder with manifest.json) and no run file (.jsonl, .json, "
+        ".log, .txt, .out); allowed: stores, run files, logs, or a directory of them",
         path));
   }
   return out;
@@ -40,9 +44,15 @@ std::vector<std::string> expand(const std::string& path) {
 std::string shape_of(const nlohmann::json& context) {
   if (!context.is_object()) return "";
   const auto hosts = context.value("hosts", std::vector<std::string>{});
-  const auto per_host = context.value("ranks_per_host", std::map<std::string, int>{});
   std::vector<int> counts;
-  for (const auto& h : hosts) counts.push_back(per_host.count(h) ? per_host.at(h) : 0);
+  const auto& per_host = context.value("ranks_per_host", nlohmann::json::object());
+  if (per_host.is_array()) {  // nccl-tests' JSON, as its import keeps it: in host order
+    for (const auto& c : per_host) counts.push_back(c.is_number_integer() ? c.get<int>() : 0);
+  } else if (per_host.is_object()) {
+    for (const auto& h : hosts)
+      counts.push_back(
+          per_host.contains(h) && per_host[h].is_number_integer() ? per_host[h].get<int>() : 0);
+  }
   if (counts.empty()) return "";
   const auto hosts_word = counts.size() == 1 ? "host" : "hosts";
   if (std::all_of(counts.begin(), counts.end(), [&](int c) { return c == counts[0]; }))
@@ -61,7 +71,7 @@ std::string SeriesKey::panel() const {
   return fmt::format("{} {} {}{}, {}, {} ranks ({}), {}{}", collective, dtype, op,
                      root > 0 ? fmt::format(" root {}", root) : "",
                      in_place ? "in-place" : "out-of-place", nranks, shape, backend,
-                     point_id == "run" ? "" : ", point " + point_id);
+                     point_id == "run" || point_id == "nccl-tests" ? "" : ", point " + point_id);
 }
 
 std::vector<HistoryRun> load_history(const std::vector<std::string>& paths, const LoadOptions& o) {

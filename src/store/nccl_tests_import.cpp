@@ -16,20 +16,13 @@ namespace {
 
 std::string collective_of(const std::string& program, const std::string& path) {
   const std::string base = std::filesystem::path(program).filename();
-  static const std::map<std::string, std::string> kNames{
-      {"all_reduce_perf", "allreduce"}, {"all_gather_perf", "allgather"},
-      {"alltoall_perf", "alltoall"},    {"broadcast_perf", "broadcast"},
-      {"reduce_perf", "reduce"},        {"reduce_scatter_perf", "reduce_scatter"},
-      {"sendrecv_perf", "sendrecv"}};
-  const auto it = kNames.find(base);
-  if (it == kNames.end()) {
+  const auto name = collective_of_binary(base);
+  if (!name) {
     throw ConfigError(
-        fmt::format("{}: args[0]: '{}' is not a benchmark colltune reads; allowed: all_reduce_perf "
-                    "all_gather_perf alltoall_perf broadcast_perf reduce_perf reduce_scatter_perf "
-                    "sendrecv_perf",
-                    path, base));
+        fmt::format("{}: args[0]: '{}' is not a benchmark colltune reads; allowed: {}", path, base,
+                    kNcclTestsBinaries));
   }
-  return it->second;
+  return *name;
 }
 
 std::string written_by_colltune(const nlohmann::json& j, const std::string& path) {
@@ -72,6 +65,19 @@ int root_of(const nlohmann::json& row) {
 }
 
 }  // namespace
+
+std::optional<std::string> collective_of_binary(const std::string& program) {
+  static const std::map<std::string, std::string> kNames{
+      {"all_reduce_perf", "allreduce"}, {"all_gather_perf", "allgather"},
+      {"alltoall_perf", "alltoall"},    {"broadcast_perf", "broadcast"},
+      {"reduce_perf", "reduce"},        {"reduce_scatter_perf", "reduce_scatter"},
+      {"sendrecv_perf", "sendrecv"}};
+  std::string base = std::filesystem::path(program).filename();
+  if (base.ends_with("_mpi")) base.resize(base.size() - 4);  // the MPI=1 build's name
+  const auto it = kNames.find(base);
+  if (it == kNames.end()) return std::nullopt;
+  return it->second;
+}
 
 Dataset load_nccl_tests(const std::string& path, const nlohmann::json& j, const LoadOptions& o) {
   Dataset d;

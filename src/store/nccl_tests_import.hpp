@@ -2,6 +2,7 @@
 // nccl-tests' JSON output (-J) read as a Dataset: one configuration, one launch per file.
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "store/results.hpp"
@@ -13,5 +14,14 @@ namespace colltune {
 // file has per-iteration times (-I), those are the samples, else the one averaged time is.
 // Throws ConfigError naming the file and field, as load_dataset does.
 Dataset load_nccl_tests(const std::string& path, const nlohmann::json& j, const LoadOptions& o);
+
+// colltune's name of the collective an nccl-tests binary measures ("all_reduce_perf" and
+// "all_reduce_perf_mpi" -> "allreduce"); nullopt for another program.
+std::optional<std::string> collective_of_binary(const std::string& program);
+
+// The binaries collective_of_binary knows, for error lines.
+inline constexpr const char* kNcclTestsBinaries =
+    "all_reduce_perf all_gather_perf alltoall_perf broadcast_perf reduce_perf "
+    "reduce_scatter_perf sendrecv_perf";
 
 }  // namespace colltune

@@ -9,6 +9,7 @@
 #include "core/errors.hpp"
 #include "store/manifest.hpp"
 #include "store/nccl_tests_import.hpp"
+#include "store/nccl_tests_text.hpp"
 #include "store/record.hpp"
 
 namespace colltune {
@@ -169,6 +170,7 @@ Dataset load_dataset(const std::string& path, const LoadOptions& o) {
       return load_nccl_tests(path, whole, o);
     }
   }
+  if (looks_like_nccl_tests_text(text)) return load_nccl_tests_text(path, text, o);
   Dataset d;
   d.source = path;
   d.kind = "run";

@@ -8,6 +8,8 @@
 
 #include "apps/health_command.hpp"
 #include "apps/history_command.hpp"
+#include "apps/import_command.hpp"
+#include "apps/push_command.hpp"
 #include "apps/report_commands.hpp"
 #include "apps/run_command.hpp"
 #include "apps/run_context.hpp"
@@ -31,6 +33,8 @@ usage: colltune run [options]     measure collectives on the launched ranks (see
        colltune verify TUNED       the tuned file against the defaults: exit 1 slower somewhere
        colltune health [SPEC] --hosts a,b,c   name the slow or failed node or link (health --help)
        colltune history RUNS...|DIR  change points over time, what changed; --gate for nightly CI
+       colltune import LOG... --out STORE   nccl-tests' and OSU's text logs as a store
+       colltune push RESULTS --gateway URL  the figures to a Prometheus Pushgateway
        colltune topo [--json] [--ceilings]  topology, InfiniBand ports, copy bandwidth
        colltune --version
 )";
@@ -65,9 +69,11 @@ int main(int argc, char** argv) {
     if (args[0] == "verify") return verify_command(rest);
     if (args[0] == "health") return health_command(rest);
     if (args[0] == "history") return history_command(rest);
+    if (args[0] == "import") return import_command(rest);
+    if (args[0] == "push") return push_command(rest);
     throw ConfigError("command: '" + args[0] +
                       "' is not a colltune command; allowed: run sweep report compare tune noise "
-                      "verify health history topo");
+                      "verify health history import push topo");
   } catch (const ConfigError& e) {
     // Every rank sees the same bad input; one line from rank 0, and a clean exit everywhere.
     // Print before MPI_Finalize: once a peer has finalized and exited, mpirun may kill rank 0.

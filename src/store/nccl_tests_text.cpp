@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <charconv>
-#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -12,24 +10,10 @@
 #include "core/bandwidth.hpp"
 #include "core/errors.hpp"
 #include "store/nccl_tests_import.hpp"
+#include "store/text_log_parts.hpp"
 
 namespace colltune {
 namespace {
-
-std::vector<std::string> words(const std::string& line) {
-  std::istringstream in(line);
-  std::vector<std::string> out;
-  for (std::string w; in >> w;) out.push_back(w);
-  return out;
-}
-
-template <typename T>
-std::optional<T> number(const std::string& text) {
-  T value{};
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return value;
-}
 
 // NCCL's own lines (NCCL_DEBUG=INFO/WARN) land in the same stdout, anywhere.
 bool is_nccl_line(const std::string& line) {
@@ -68,14 +52,15 @@ Row parse_row(const std::vector<std::string>& w, int line, const std::string& wh
   const std::size_t lead = w.size() - 8;
   Row r;
   r.line = line;
-  const auto size = number<std::uint64_t>(w[0]), count = number<std::uint64_t>(w[1]);
+  const auto size = text_log_number<std::uint64_t>(w[0]),
+             count = text_log_number<std::uint64_t>(w[1]);
   if (!size || !count || !parse_dtype(w[2])) throw refuse();
   r.size = *size;
   r.count = *count;
   r.type = w[2];
   // Older per-collective tables print redop, root, both or neither.
   for (std::size_t k = 3; k < lead; ++k) {
-    if (const auto root = number<int>(w[k])) {
+    if (const auto root = text_log_number<int>(w[k])) {
       r.root = *root;
     } else {
       r.redop = w[k];
@@ -83,15 +68,15 @@ Row parse_row(const std::vector<std::string>& w, int line, const std::string& wh
   }
   for (int half = 0; half < 2; ++half) {
     const std::size_t at = lead + 4 * static_cast<std::size_t>(half);
-    const auto t = number<double>(w[at]), a = number<double>(w[at + 1]),
-               b = number<double>(w[at + 2]);
+    const auto t = text_log_number<double>(w[at]), a = text_log_number<double>(w[at + 1]),
+               b = text_log_number<double>(w[at + 2]);
     if (!t || !a || !b) throw refuse();
     r.time_us[half] = *t;
     r.algbw[half] = *a;
     r.busbw[half] = *b;
     // A count (2.13+), "N/A" with validation off, or before 2.13 an "error" column holding the
     // largest numerical error, which is not a count of wrong elements and is not read as one.
-    if (const auto wrong = number<std::uint64_t>(w[at + 3])) r.wrong[half] = *wrong;
+    if (const auto wrong = text_log_number<std::uint64_t>(w[at + 3])) r.wrong[half] = *wrong;
   }
   return r;
 }
@@ -136,16 +121,6 @@ std::optional<std::string> infer(const Section& s, const std::string& path, int 
       kNcclTestsBinaries));
 }
 
-std::string utc_of(std::filesystem::file_time_type t) {
-  const auto system = std::chrono::file_clock::to_sys(t);
-  const std::time_t when = std::chrono::system_clock::to_time_t(system);
-  std::tm tm{};
-  gmtime_r(&when, &tm);
-  char text[32];
-  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return text;
-}
-
 }  // namespace
 
 bool looks_like_nccl_tests_text(const std::string& text) {
@@ -167,14 +142,14 @@ Dataset load_nccl_tests_text(const std::string& path, const std::string& text,
   for (std::string line; std::getline(in, line);) {
     ++number_of_line;
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    const auto w = words(line);
+    const auto w = text_log_words(line);
     if (w.empty() || is_nccl_line(line)) continue;
     const std::string where = fmt::format("{}:{}", path, number_of_line);
     if (line.starts_with("# nccl-tests version ")) {
       pending_version = w.size() > 3 ? w[3] : "";
       for (const auto& word : w)
         if (word.starts_with("nccl-library="))
-          pending_library = number<int>(word.substr(13)).value_or(0);
+          pending_library = text_log_number<int>(word.substr(13)).value_or(0);
       continue;
     }
     if (line.starts_with("# Collective test starting:")) {
@@ -241,22 +216,7 @@ Dataset load_nccl_tests_text(const std::string& path, const std::string& text,
         "log (truncated?)",
         path, number_of_line));
   }
-  Dataset d;
-  d.source = path;
-  d.kind = "nccl-tests-log";
-  std::error_code ec;
-  const auto mtime = std::filesystem::last_write_time(path, ec);
-  if (!ec) {
-    d.started_utc = utc_of(mtime);
-    d.launch_starts_utc.push_back(d.started_utc);
-    d.notes.push_back(fmt::format(
-        "{}: start time {} is the file's modification time (nccl-tests logs carry no date)", path,
-        d.started_utc));
-  }
-  d.notes.push_back(fmt::format(
-      "{}: read from a text log: one logged time per size and half, no raw samples, so no "
-      "interval within the launch",
-      path));
+  Dataset d = text_log_dataset(path, "nccl-tests", "nccl-tests");
   std::vector<std::string> names;
   std::map<std::tuple<std::string, std::string, std::string, bool, int, std::uint64_t>, std::size_t>
       seen;  // repeated sweeps (-N) of one point: more samples of it
@@ -354,7 +314,8 @@ Dataset load_nccl_tests_text(const std::string& path, const std::string& text,
     }
   }
   d.name = fmt::format("{}", fmt::join(names, "+"));
-  d.points.push_back({"nccl-tests", "nccl-tests " + d.name, {{"backend", "nccl"}}, true});
+  d.points.front().label = "nccl-tests " + d.name;
+  d.points.front().settings["backend"] = "nccl";
   return d;
 }
 

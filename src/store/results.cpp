@@ -10,6 +10,7 @@
 #include "store/manifest.hpp"
 #include "store/nccl_tests_import.hpp"
 #include "store/nccl_tests_text.hpp"
+#include "store/osu_text.hpp"
 #include "store/record.hpp"
 
 namespace colltune {
@@ -155,7 +156,7 @@ Dataset load_dataset(const std::string& path, const LoadOptions& o) {
     if (!fs::exists(path + "/manifest.json")) {
       throw ConfigError(
           fmt::format("{}: no manifest.json; allowed: a sweep store (results/<id>), "
-                      "a colltune run JSONL file or nccl-tests JSON",
+                      "a colltune run JSONL file, nccl-tests JSON, or an nccl-tests or OSU log",
                       path));
     }
     return load_store(path, o);
@@ -171,6 +172,7 @@ Dataset load_dataset(const std::string& path, const LoadOptions& o) {
     }
   }
   if (looks_like_nccl_tests_text(text)) return load_nccl_tests_text(path, text, o);
+  if (looks_like_osu_text(text)) return load_osu_text(path, text, o);
   Dataset d;
   d.source = path;
   d.kind = "run";

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""nccl-tests text logs read by report, compare and history: hand-written in nccl-tests' exact
+"""nccl-tests and OSU text logs read by report, compare and history: hand-written in nccl-tests' exact
 layouts (2.19.6; 2.13-2.17 with NCCL's last-error line after the footer; 2.10's per-collective
 table with an 'error' column and no root), with NCCL INFO/WARN lines inside the table, several
-collectives in one log, -c 0's N/A and a #wrong count. Figures in results.csv are the logged ones
+collectives in one log, -c 0's N/A and a #wrong count; OSU 7.x's osu_latency, osu_bw (7.2's
+header order), osu_mbw_mr and a collective with -f and -c. Figures in results.csv are the logged ones
 (the oracle is the log itself); a truncated, foreign or ambiguous log is exit 2 naming the line."""
 import csv
 import os
@@ -150,6 +151,97 @@ for night in range(6):
 code, stdout, err = h.colltune(args, "history", nights, "--gate")
 check(code == 1 and "nccl 2.28.9 -> 2.29.3" in stdout and "50% slower" in stdout,
       f"history over logs: exit {code}\n{stdout}{err}")
+
+# OSU 7.x: each layout's quirks; the figures are the logged ones.
+def osu(name, body):
+    path = os.path.join(root, name)
+    with open(path, "w") as f:
+        f.write(body)
+    return path
+
+
+def report_rows(path):
+    code, _, err = h.colltune(args, "report", path, "--out", out)
+    check(code == 0, f"report {os.path.basename(path)}: exit {code}: {err}")
+    stem = os.path.splitext(os.path.basename(path))[0]
+    return list(csv.DictReader(open(os.path.join(out, stem + ".results.csv")))) if code == 0 else []
+
+
+latency = report_rows(osu("osu_latency.log", """
+# OSU MPI Latency Test v7.4
+# Datatype: MPI_CHAR.
+# Size       Avg Latency(us)
+1                       1.67
+4194304               412.77
+"""))
+check([(r["collective"], r["nranks"], r["bytes"], r["median_us"]) for r in latency] ==
+      [("pingpong", "2", "1", "1.6700"), ("pingpong", "2", "4194304", "412.7700")],
+      f"osu_latency 7.4: {[(r['collective'], r['nranks'], r['median_us']) for r in latency]}")
+bw = report_rows(osu("osu_bw.log", """# OSU MPI Bandwidth Test v7.2
+# Size      Bandwidth (MB/s)
+# Datatype: MPI_CHAR.
+4194304             23012.88
+"""))
+check(len(bw) == 1 and bw[0]["collective"] == "bw" and
+      abs(float(bw[0]["algbw_gbps"]) - 23.01288) < 1e-3,
+      f"osu_bw 7.2: algbw {bw[0]['algbw_gbps'] if bw else None}, expected 23.013 GB/s")
+mbw = report_rows(osu("osu_mbw_mr.log", """# OSU MPI Multiple Bandwidth / Message Rate Test v7.4
+# [ pairs: 2 ] [ window size: 32 ]
+# Datatype: MPI_CHAR.
+# Size                  MB/s        Messages/s
+1                       2.36        2356892.44
+4194304             26903.29           6414.24
+"""))
+check([r["nranks"] for r in mbw] == ["4", "4"], f"osu_mbw_mr on 2 pairs: {mbw}")
+coll = report_rows(osu("osu_allreduce.np4.log", """
+# OSU MPI Allreduce Latency Test v7.4
+# Datatype: MPI_CHAR.
+# Size       Avg Latency(us)   Min Latency(us)   Max Latency(us)  Iterations        Validation
+1                       2.81              2.51              3.10        1000              Pass
+1048576              1234.56           1200.00           1300.25         100              Fail
+"""))
+check([(r["collective"], r["nranks"], r["median_us"], r["wrong"]) for r in coll] ==
+      [("allreduce", "4", "2.8100", "0"), ("allreduce", "4", "1234.5600", "1")],
+      f"osu_allreduce -f -c: {[(r['collective'], r['nranks'], r['median_us'], r['wrong']) for r in coll]}")
+code, _, err = h.colltune(args, "report", osu("alltoall-run.log", """
+# OSU MPI All-to-All Personalized Exchange Latency Test v7.4
+# Datatype: MPI_CHAR.
+# Size       Avg Latency(us)
+1                       3.20
+"""), "--out", out)
+check(code == 2 and "np<N>" in err, f"an OSU collective without its rank count: exit {code}: {err}")
+code, _, err = h.colltune(args, "report", osu("osu_allgather.np2.log", """
+# OSU MPI Allgather Latency Test v7.4
+# Datatype: MPI_CHAR.
+# Size       Avg Latency(us)   Min Latency(us)   Max Latency(us)  Iterations
+1                       2.81              2.51              3.10        1000
+2                       2.85
+"""), "--out", out)
+check(code == 2 and "osu_allgather.np2.log:6" in err, f"a short OSU row: exit {code}: {err}")
+
+# import: the logs as one store, each a launch; the store reads back with the logged figures.
+store = os.path.join(root, "imported")
+code, stdout, err = h.colltune(args, "import", log, slower, os.path.join(root, "osu_latency.log"),
+                               "--out", store)
+check(code == 0 and "3 logs" in stdout, f"import: exit {code}: {stdout}{err}")
+code, _, err = h.colltune(args, "report", store, "--out", os.path.join(root, "imported-report"))
+check(code == 0, f"report of the imported store: exit {code}: {err}")
+rows = list(csv.DictReader(open(os.path.join(root, "imported-report", "results.csv")))) \
+    if code == 0 else []
+times = sorted((r["round"], r["median_us"]) for r in rows
+               if r["collective"] == "allreduce" and r["bytes"] == "1048576" and
+               r["in_place"] == "false")
+check(times == [("1", "45.1000"), ("2", "90.2000")],
+      f"imported allreduce 1 MiB launches {times}, expected the logged 45.10 and 90.20 us")
+check(any(r["collective"] == "pingpong" and r["median_us"] == "1.6700" for r in rows),
+      "the OSU log is not in the imported store")
+code, _, err = h.colltune(args, "import", log, "--out", store)
+check(code == 2 and "exists" in err, f"import into an existing path: exit {code}: {err}")
+half = os.path.join(root, "half-store")
+code, _, err = h.colltune(args, "import", log, log + ".missing",
+                          "--out", half)
+check(code == 2 and not os.path.exists(half), f"import of a missing log: exit {code}, "
+      f"store {'made' if os.path.exists(half) else 'not made'}: {err}")
 
 # Bad input: exit 2, one line naming the line.
 truncated = os.path.join(root, "truncated.log")

@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""colltune push against the real Prometheus Pushgateway and Prometheus (Debian's packages) on
+loopback ports: a fixture store is pushed, Prometheus scrapes the gateway, and a PromQL query
+over the HTTP API returns the pushed busbw of a known point, as computed here from the store's
+own samples (median time, bytes x bus factor over it). Bad URL, refused connection and timeout
+exit 2, 3 and 3, the store untouched. Skipped (77) where the packages are not installed."""
+import glob
+import hashlib
+import json
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+
+import report_harness as h
+from report_harness import check
+
+args = h.parse_args()
+gateway_bin = shutil.which("prometheus-pushgateway")
+prometheus_bin = shutil.which("prometheus")
+if not gateway_bin or not prometheus_bin:
+    print("pushgateway: skipped, prometheus and prometheus-pushgateway not installed "
+          "(apt-get install prometheus prometheus-pushgateway)")
+    raise SystemExit(77)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def median(values):
+    v = sorted(values)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+
+root = h.fixtures()
+work = tempfile.mkdtemp(prefix="colltune-push-")
+gw_port, prom_port = free_port(), free_port()
+config = os.path.join(work, "prometheus.yml")
+with open(config, "w") as f:
+    f.write(f"""global: {{scrape_interval: 1s}}
+scrape_configs:
+  - job_name: pushgateway
+    honor_labels: true
+    static_configs: [{{targets: ['127.0.0.1:{gw_port}']}}]
+""")
+procs = [subprocess.Popen([gateway_bin, f"--web.listen-address=127.0.0.1:{gw_port}"],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL),
+         subprocess.Popen([prometheus_bin, f"--config.file={config}",
+                           f"--storage.tsdb.path={os.path.join(work, 'tsdb')}",
+                           f"--web.listen-address=127.0.0.1:{prom_port}"],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+try:
+    for port in (gw_port, prom_port):
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+    store = os.path.join(root, "base")
+    before = {p: hashlib.sha256(open(p, "rb").read()).hexdigest()
+              for p in glob.glob(os.path.join(store, "**", "*"), recursive=True)
+              if os.path.isfile(p)}
+    gateway = f"http://127.0.0.1:{gw_port}"
+    code, out, err = h.colltune(args, "push", store, "--gateway", gateway, "--job", "nightly")
+    check(code == 0 and "push:" in out, f"push: exit {code}: {out}{err}")
+
+    # The oracle: one point at 1 MiB, from the store's records.
+    manifest = json.load(open(os.path.join(store, "manifest.json")))
+    point = manifest["points"][0]["id"]
+    samples, bus = [], None
+    for path in glob.glob(os.path.join(store, "points", point, "round-*.jsonl")):
+        for line in open(path):
+            rec = json.loads(line)
+            if rec["collective"] == "allreduce" and rec["bytes"] == 1 << 20 and not rec["in_place"]:
+                samples += rec["samples_seconds"]
+                bus = rec["bus_factor"]
+    expected = (1 << 20) * bus / median(samples)
+    query = (f'colltune_busbw_bytes_per_second{{job="nightly",point="{point}",'
+             f'collective="allreduce",bytes="1048576",in_place="false"}}')
+    url = f"http://127.0.0.1:{prom_port}/api/v1/query?" + urllib.parse.urlencode({"query": query})
+    result = []
+    for _ in range(60):
+        answer = json.load(urllib.request.urlopen(url, timeout=5))
+        result = answer.get("data", {}).get("result", [])
+        if result:
+            break
+        time.sleep(0.5)
+    check(len(result) == 1, f"PromQL {query}: {result}")
+    if result:
+        value = float(result[0]["value"][1])
+        check(abs(value - expected) <= 1e-4 * expected,
+              f"busbw from Prometheus {value} against {expected} from the store's samples")
+        check(result[0]["metric"].get("host"), f"no host label: {result[0]['metric']}")
+    start = json.load(urllib.request.urlopen(
+        f"http://127.0.0.1:{prom_port}/api/v1/query?" +
+        urllib.parse.urlencode({"query": 'colltune_run_start_time_seconds{job="nightly"}'}),
+        timeout=5))["data"]["result"]
+    check(len(start) == 1, f"run start time: {start}")
+
+    # The Grafana dashboard's queries, its variables set to the pushed run, answer from
+    # Prometheus (every panel finds the pushed figures).
+    dashboard = json.load(open(os.path.join(h.HERE, "..", "..", "configs",
+                                            "grafana-colltune.json")))
+    for panel in dashboard["panels"]:
+        for target in panel["targets"]:
+            expr = (target["expr"].replace("$job", "nightly").replace("$collective", "allreduce")
+                    .replace("$host", ".*"))
+            found = json.load(urllib.request.urlopen(
+                f"http://127.0.0.1:{prom_port}/api/v1/query?" +
+                urllib.parse.urlencode({"query": expr}), timeout=5))["data"]["result"]
+            check(found, f"dashboard panel '{panel['title']}': {expr} finds nothing")
+
+    # Bad URL, refused connection, timeout: clear errors, exit codes, nothing written.
+    code, _, err = h.colltune(args, "push", store, "--gateway", "pushgateway:9091")
+    check(code == 2 and "--gateway" in err, f"bad URL: exit {code}: {err}")
+    closed = free_port()
+    code, _, err = h.colltune(args, "push", store, "--gateway", f"http://127.0.0.1:{closed}")
+    check(code == 3 and "nothing was pushed" in err, f"refused: exit {code}: {err}")
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(1)
+    start_s = time.monotonic()
+    code, _, err = h.colltune(args, "push", store, "--gateway",
+                              f"http://127.0.0.1:{silent.getsockname()[1]}", "--timeout", "1")
+    took = time.monotonic() - start_s
+    silent.close()
+    check(code == 3 and "timeout" in err.lower() and took < 10,
+          f"timeout: exit {code} after {took:.1f} s: {err}")
+    after = {p: hashlib.sha256(open(p, "rb").read()).hexdigest()
+             for p in glob.glob(os.path.join(store, "**", "*"), recursive=True)
+             if os.path.isfile(p)}
+    check(before == after, "push changed the store")
+finally:
+    for p in procs:
+        p.terminate()
+    for p in procs:
+        try:
+            p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+    shutil.rmtree(work, ignore_errors=True)
+h.finish("pushgateway")

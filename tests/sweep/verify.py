@@ -36,13 +36,18 @@ code, out, err = colltune("verify", defaults, "--rounds", "3", "--results", resu
 check(code == 0 and "verify: nowhere significantly slower" in out,
       f"a file restating the defaults: exit {code}: {out[-1200:]} {err[-600:]}")
 
-# Algorithm 3 from 1 MiB on 4 ranks: slower there, named; below it Open MPI's own choice.
+# Algorithm 3 from 1 MiB on 4 ranks: slower there (1.4-3x), named; below it Open MPI's own
+# choice, read and judged. Its verdict is not asserted: 4 ranks on this 2-core host are
+# oversubscribed, and consecutive launches of one configuration measured 0.66-1.78x apart at
+# 8 B-32 KiB (6 pairs, with and without the dynamic-rules path), so 5 against 5 launches cannot
+# promise "not slower" for the 20-30% the dynamic-rules path sometimes costs there. The
+# false-alarm check is the 2-rank file restating the defaults above.
 slow = write("slow.rules", "1\n2\n1\n4\n2\n0 0 0 0\n1048576 3 0 0\n")
-code, out, err = colltune("verify", slow, "--rounds", "3", "--results", results)
-check(code == 1 and "do not deploy: " + slow + ":7: algorithm 3 from 1048576 B on 4 ranks" in out,
+code, out, err = colltune("verify", slow, "--rounds", "5", "--results", results)
+check(code == 1 and slow + ":7: algorithm 3 from 1048576 B on 4 ranks" in out.split("do not deploy")[-1],
       f"a rules file forcing algorithm 3 from 1 MiB: exit {code}: {out[-1500:]} {err[-600:]}")
 below = [line for line in out.splitlines() if line.startswith("allreduce 0 B-1048575 B")]
-check(below and "SLOWER" not in below[0], f"the rule below 1 MiB was called slower: {below}")
+check(bool(below), f"the rule below 1 MiB was not judged: {out[-1500:]}")
 
 # A sweep's own rules file, verified in fresh launches.
 spec = write("sweep.yaml", """name: verify-source
@@ -68,8 +73,10 @@ if stores:
     code, rules, err = colltune("tune", os.path.join(results, stores[0]), "--emit", "ompi-rules")
     check(code == 0, f"tune --emit ompi-rules: exit {code}: {err[-600:]}")
     tuned = write("tuned.rules", rules)
+    # Read, every size judged; exit 0 or 1 for the reason above (4 ranks on 2 cores).
     code, out, err = colltune("verify", tuned, "--rounds", "3", "--results", results)
-    check(code == 0, f"the sweep's own rules file in fresh launches: exit {code}: {out[-1500:]}")
+    check(code in (0, 1) and "tuned.rules:" in out and "3 and 3 launches" in out,
+          f"the sweep's own rules file in fresh launches: exit {code}: {out[-1500:]} {err[-600:]}")
 
 # An env file restating a default (dynamic rules off, as Open MPI starts) is read and held against
 # every size. Its verdict is not asserted: on the 2-core CI host exporting it measured 1.5x slower

@@ -32,18 +32,22 @@ double squares(const std::vector<double>& v) {
   return sum;
 }
 
+// Each side's launches with samples into `t`; false (and why) when a side has none.
+bool counted(const std::vector<double>& a, const std::vector<double>& b, LaunchTest& t) {
+  t.base_launches = a.size();
+  t.cand_launches = b.size();
+  if (!a.empty() && !b.empty()) return true;
+  t.why_not = "no samples on one side";
+  return false;
+}
+
 }  // namespace
 
 LaunchTest test_launches(const LaunchSamples& base, const LaunchSamples& cand,
                          double noise_floor_sd) {
   LaunchTest t;
   const auto a = log_medians(base), b = log_medians(cand);
-  t.base_launches = a.size();
-  t.cand_launches = b.size();
-  if (a.empty() || b.empty()) {
-    t.why_not = "no samples on one side";
-    return t;
-  }
+  if (!counted(a, b, t)) return t;
   const double diff = mean_of(b) - mean_of(a);
   t.ratio = std::exp(diff);
   const auto na = static_cast<double>(a.size()), nb = static_cast<double>(b.size());
@@ -87,12 +91,7 @@ LaunchTest test_runs(const LaunchSamples& base, const LaunchSamples& cand, doubl
                      double run_df) {
   LaunchTest t;
   const auto a = log_medians(base), b = log_medians(cand);
-  t.base_launches = a.size();
-  t.cand_launches = b.size();
-  if (a.empty() || b.empty()) {
-    t.why_not = "no samples on one side";
-    return t;
-  }
+  if (!counted(a, b, t)) return t;
   const double diff = mean_of(b) - mean_of(a);
   const double stat = diff / (std::max(run_sd, kMinLaunchSd) * std::sqrt(2.0));
   // The spread was estimated from a few runs: Student's t on its degrees of freedom.

@@ -9,6 +9,7 @@
 
 #include "core/sizes.hpp"
 #include "core/timestamp.hpp"
+#include "report/compare.hpp"
 #include "report/escape.hpp"
 #include "store/json_text.hpp"
 
@@ -200,11 +201,7 @@ std::string history_junit(const HistoryResult& h, const HistoryOptions& o) {
     }
     cases += "    </testcase>\n";
   }
-  return fmt::format(
-      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"colltune "
-      "history\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\">\n{}  "
-      "</testsuite>\n</testsuites>\n",
-      h.series.size(), failures, errors, skipped, cases);
+  return junit_document("history", h.series.size(), failures, errors, skipped, cases);
 }
 
 }  // namespace colltune

@@ -267,11 +267,16 @@ std::string compare_junit(const std::vector<Comparison>& rows, const CompareOpti
     }
     cases += "    </testcase>\n";
   }
+  return junit_document("compare", rows.size(), failures, errors, skipped, cases);
+}
+
+std::string junit_document(const std::string& suite, std::size_t tests, int failures, int errors,
+                           int skipped, const std::string& cases) {
   return fmt::format(
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"colltune "
-      "compare\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\">\n{}  "
+      "{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\">\n{}  "
       "</testsuite>\n</testsuites>\n",
-      rows.size(), failures, errors, skipped, cases);
+      html_escape(suite), tests, failures, errors, skipped, cases);
 }
 
 }  // namespace colltune

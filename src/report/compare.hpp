@@ -65,4 +65,8 @@ std::string compare_markdown(const std::vector<Comparison>& rows, const Dataset&
                              const Dataset& cand, const CompareOptions& o);
 std::string compare_junit(const std::vector<Comparison>& rows, const CompareOptions& o);
 
+// A JUnit XML document of one suite "colltune <suite>" holding `cases` (<testcase> elements).
+std::string junit_document(const std::string& suite, std::size_t tests, int failures, int errors,
+                           int skipped, const std::string& cases);
+
 }  // namespace colltune

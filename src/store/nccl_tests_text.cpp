@@ -137,11 +137,9 @@ Dataset load_nccl_tests_text(const std::string& path, const std::string& text,
   std::vector<Section> sections;
   std::string pending_binary, pending_version;
   int pending_library = 0;
-  std::istringstream in(text);
   int number_of_line = 0;
-  for (std::string line; std::getline(in, line);) {
+  for (const std::string& line : text_log_lines(text)) {
     ++number_of_line;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
     const auto w = text_log_words(line);
     if (w.empty() || is_nccl_line(line)) continue;
     const std::string where = fmt::format("{}:{}", path, number_of_line);

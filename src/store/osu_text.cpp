@@ -75,11 +75,9 @@ Dataset load_osu_text(const std::string& path, const std::string& text, const Lo
     std::optional<bool> failed;
   };
   std::vector<Row> rows;
-  std::istringstream in(text);
   int number_of_line = 0;
-  for (std::string line; std::getline(in, line);) {
+  for (const std::string& line : text_log_lines(text)) {
     ++number_of_line;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
     const auto w = text_log_words(line);
     if (w.empty()) continue;
     const std::string where = fmt::format("{}:{}", path, number_of_line);

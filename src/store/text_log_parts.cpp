@@ -9,6 +9,16 @@
 
 namespace colltune {
 
+std::vector<std::string> text_log_lines(const std::string& text) {
+  std::istringstream in(text);
+  std::vector<std::string> out;
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    out.push_back(std::move(line));
+  }
+  return out;
+}
+
 std::vector<std::string> text_log_words(const std::string& line) {
   std::istringstream in(line);
   std::vector<std::string> out;

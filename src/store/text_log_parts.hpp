@@ -11,6 +11,10 @@
 
 namespace colltune {
 
+// The log's lines in order (line k at index k - 1), a trailing \r dropped (logs that passed
+// through Windows).
+std::vector<std::string> text_log_lines(const std::string& text);
+
 std::vector<std::string> text_log_words(const std::string& line);
 
 // The whole word as a number, or nullopt ("12x", "N/A", "").

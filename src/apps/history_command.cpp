@@ -50,7 +50,8 @@ int history_command(const std::vector<std::string>& args) {
   std::vector<std::string> inputs;
   std::string out_dir, junit, level = "0.05", min_change = "5%";
   bool gate = false, allow_incomplete = false, skip_bad = false;
-  app.add_option("runs", inputs, "sweep stores, run files (.jsonl), or directories of them")
+  app.add_option("runs", inputs,
+                 "sweep stores, run files (.jsonl), nccl-tests or OSU logs, or directories of them")
       ->required();
   app.add_option(
          "--out", out_dir,

@@ -18,16 +18,12 @@ if ! build/src/colltune --version | grep -q " nccl"; then
        "at build time); nothing to bundle" >&2
   exit 2
 fi
-cmake --build build --target colltune >/dev/null  # up to date with the sources
-if [ ! -f build/nompi/CMakeCache.txt ]; then
-  cmake -S . -B build/nompi -G Ninja -DCOLLTUNE_WITH_MPI=OFF -DCOLLTUNE_BUILD_TESTS=OFF \
-    -DCOLLTUNE_BUILD_BENCH=OFF >/dev/null
-fi
-cmake --build build/nompi --target colltune >/dev/null
+# Up to date with the sources; colltune-nompi is built beside colltune from the same libraries.
+cmake --build build --target colltune colltune-nompi >/dev/null
 rm -rf "$out"
 mkdir -p "$out/lib"
 cp build/src/colltune "$out/colltune"
-cp build/nompi/src/colltune "$out/colltune-nompi"
+cp build/src/colltune-nompi "$out/colltune-nompi"
 for bin in "$out/colltune" "$out/colltune-nompi"; do
   ldd "$bin" | awk '$3 ~ /^\// {print $3}'
 done | sort -u | while read -r lib; do

@@ -25,6 +25,8 @@ std::vector<std::string> built_backends() {
   return names;
 }
 
+std::string default_backend() { return built_backends().front(); }
+
 std::unique_ptr<Communicator> make_communicator(const std::string& backend, MpiWorld& world,
                                                 const BackendOptions& options) {
 #ifdef COLLTUNE_HAVE_MPI

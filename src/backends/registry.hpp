@@ -10,8 +10,11 @@
 
 namespace colltune {
 
-// Names accepted by --backend in this build.
+// Names accepted by --backend in this binary (colltune and colltune-nompi differ).
 std::vector<std::string> built_backends();
+
+// --backend's default: mpi where this binary has it, else nccl (colltune-nompi).
+std::string default_backend();
 
 // A communicator over all ranks of `world`; every rank calls it. Throws ConfigError for a name
 // this build lacks.

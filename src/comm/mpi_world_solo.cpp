@@ -1,5 +1,5 @@
-// MpiWorld for a build without MPI (COLLTUNE_WITH_MPI=OFF): the world is always this one
-// process, which may drive several GPUs (-g).
+// MpiWorld for a binary without MPI (colltune-nompi, or COLLTUNE_WITH_MPI=OFF): the world is always
+// this one process, which may drive several GPUs (-g).
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -24,11 +24,12 @@ int launched_ranks() {
 
 MpiWorld::MpiWorld(int*, char***, bool use_mpi) : solo_(true) {
   if (use_mpi && launched_ranks() > 1) {
-    throw ConfigError(fmt::format(
-        "launcher: {} ranks were started, but this colltune was built without MPI "
-        "(COLLTUNE_WITH_MPI=OFF) and cannot join them; allowed: one process driving its local "
-        "GPUs, colltune run --backend nccl -g N",
-        launched_ranks()));
+    throw ConfigError(
+        fmt::format("launcher: {} ranks were started, but this colltune was built without MPI "
+                    "(colltune-nompi, or COLLTUNE_WITH_MPI=OFF) and cannot join them; allowed: one "
+                    "process driving its local "
+                    "GPUs, colltune run --backend nccl -g N",
+                    launched_ranks()));
   }
   char name[256] = "unknown";
   gethostname(name, sizeof(name) - 1);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/registry.hpp"
 #include "comm/communicator.hpp"
 #include "core/collective.hpp"
 #include "knobs/interleave.hpp"
@@ -14,12 +15,8 @@
 
 namespace colltune {
 
-#ifndef COLLTUNE_DEFAULT_BACKEND
-#define COLLTUNE_DEFAULT_BACKEND "mpi"
-#endif
-
 struct RunOptions {
-  std::string backend = COLLTUNE_DEFAULT_BACKEND;  // "nccl" in a build without MPI
+  std::string backend = default_backend();
   std::vector<CollKind> colls{CollKind::kAllreduce};
   std::vector<DType> dtypes{DType::kFloat};
   std::vector<ReduceOp> ops{ReduceOp::kSum};

@@ -1,7 +1,7 @@
-"""The build without MPI (COLLTUNE_WITH_MPI=OFF, built by scripts/test.sh into build/nompi): it
+"""colltune-nompi, the binary without MPI built beside colltune from the same libraries: it
 links no MPI library, offers only the single-process NCCL backend and says so, and refuses a
-real mpirun launch of several ranks with one line. Skipped (77) where that tree was not built
-(no CUDA toolkit or NCCL here)."""
+real mpirun launch of several ranks with one line. Skipped (77) where it was not built (no CUDA
+toolkit or NCCL here)."""
 import argparse
 import os
 import subprocess
@@ -50,7 +50,7 @@ check(code == 2 and lines == ["colltune: error: --backend: 'mpi' is not built in
 # A real launcher starting two copies: each refuses with one line instead of running alone.
 code, _, lines = run(["mpirun", "--oversubscribe", "-np", "2", args.colltune, "run", "-g", "1"],
                      {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"})
-refusals = [l for l in lines if "built without MPI (COLLTUNE_WITH_MPI=OFF)" in l]
+refusals = [l for l in lines if "built without MPI (colltune-nompi" in l]
 check(code != 0 and len(refusals) >= 1 and "2 ranks were started" in refusals[0],
       f"mpirun -np 2: exit {code}, {lines}")
 

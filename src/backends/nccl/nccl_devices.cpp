@@ -1,19 +1,21 @@
 // Which GPUs a process drives and whether they can take a communicator: the NCCL backend's
 // device choice, apart from the communicator itself.
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "backends/nccl/gpu_choice.hpp"
 #include "backends/nccl/nccl_state.hpp"
+#include "backends/registry.hpp"
 
 namespace colltune {
 namespace {
 
-#ifdef COLLTUNE_HAVE_MPI
-constexpr bool kMpiBackendBuilt = true;
-#else
-constexpr bool kMpiBackendBuilt = false;
-#endif
+// colltune-nompi shares this file with colltune; only the binary's backend list tells them apart.
+bool mpi_backend_built() {
+  const std::vector<std::string> names = built_backends();
+  return std::find(names.begin(), names.end(), "mpi") != names.end();
+}
 
 std::string visible_devices_text() {
   const char* mask = std::getenv("CUDA_VISIBLE_DEVICES");
@@ -35,7 +37,7 @@ std::vector<int> choose_devices(const MpiWorld& world, const BackendOptions& opt
         err == cudaSuccess ? fmt::format("{} devices", visible) : cudaGetErrorString(err),
         visible_devices_text(),
         wants == "--buffers device" ? ", or --buffers host"
-        : kMpiBackendBuilt          ? ", or --backend mpi"
+        : mpi_backend_built()       ? ", or --backend mpi"
                                     : ""));
   }
   GpuChoice choice = choose_gpus(visible, std::max(options.gpus, 1), options.device,

@@ -52,7 +52,8 @@ try:
         sys.exit(77)
     result = os.path.join(work, "cpu.json")
     proc = subprocess.run([args.colltune, "health", spec, "--results", os.path.join(work, "r"),
-                           "--launch-timeout", "60", "--json", result], env=h.mpi_env(),
+                           "--launch-timeout", "60", "--large", "256K", "--json", result],
+                          env=h.mpi_env(),
                           capture_output=True, text=True, timeout=800)
     print(proc.stdout)
     check(proc.returncode == 1, f"exit {proc.returncode}, expected 1: {proc.stderr[-1500:]}")

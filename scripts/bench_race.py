@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""What racing buys: two independent repeats of `colltune run --interleave
+"""What racing buys: with --osu DIR first the exhaustive loop a user of the OSU Micro-Benchmarks
+runs (one osu_allreduce -T mpi_float launch per algorithm and rank count; the pick is the lowest
+average latency), then two independent repeats of `colltune run --interleave
 coll_tuned_allreduce_algorithm=1,...,6 -b 8 -e 16M -f 2` at np 2 and np 4, once racing (the
 default) and once with the fixed budget (--race off -n 20 --repetitions 10). Prints the wall time
 of each repeat (both rank counts), how many (np, size) cells the two repeats recommend the same
@@ -25,7 +27,39 @@ def parse_args():
     parser.add_argument("--max-bytes", default="16M")
     parser.add_argument("--race-args", default="", help="extra flags for the racing runs")
     parser.add_argument("--race-only", action="store_true", help="skip the fixed budget runs")
+    parser.add_argument("--osu", help="an OSU Micro-Benchmarks build (osu_allreduce under it)")
     return parser.parse_args()
+
+
+def osu_binary(root):
+    for directory, _, files in os.walk(root):
+        if "osu_allreduce" in files and os.access(os.path.join(directory, "osu_allreduce"), os.X_OK):
+            return os.path.join(directory, "osu_allreduce")
+    raise SystemExit(f"bench_race: no executable osu_allreduce under {root}")
+
+
+def osu_repeat(args, binary):
+    """The OSU loop: {(np, bytes): {algorithm: (avg seconds, None)}} and the wall time."""
+    cells = {}
+    start = time.monotonic()
+    for np in (int(n) for n in args.nps.split(",")):
+        for algorithm in args.algorithms.split(","):
+            env = dict(os.environ, OMPI_MCA_coll_tuned_use_dynamic_rules="1",
+                       OMPI_MCA_coll_tuned_allreduce_algorithm=algorithm)
+            out = subprocess.run(["mpirun", "--oversubscribe", "-np", str(np), binary, "-T",
+                                  "mpi_float", "-m", f"8:{parse_size(args.max_bytes)}"],
+                                 env=env, check=True, capture_output=True, text=True).stdout
+            for line in out.splitlines():
+                fields = line.split()
+                if len(fields) == 2 and fields[0].isdigit():
+                    cells.setdefault((np, int(fields[0])), {})[algorithm] = (
+                        float(fields[1]) * 1e-6, None)
+    return cells, time.monotonic() - start
+
+
+def parse_size(text):
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    return int(text[:-1]) * units[text[-1]] if text[-1] in units else int(text)
 
 
 def one_run(args, np, extra):
@@ -67,13 +101,22 @@ def recommend(cell):
 
 
 def quality(first, second):
-    agree, regrets = 0, []
+    agree, regrets, cells = 0, [], []
     for key in sorted(first):
         pick = recommend(first[key])
         agree += pick == recommend(second[key])
         best = min(median for median, _ in second[key].values())
         regrets.append(second[key][pick][0] / best)
-    return agree, regrets
+        cells.append((regrets[-1], key, pick))
+    return agree, regrets, sorted(cells, reverse=True)
+
+
+def describe_cell(cell, pick):
+    """Each setting's median over the cell's best, its race outcome, the pick starred."""
+    best = min(median for median, _ in cell.values())
+    return " ".join(f"{'*' if a == pick else ''}{a}:{median / best:.3f}"
+                    f"{'/' + outcome if outcome else ''}" for a, (median, outcome) in
+                    sorted(cell.items()))
 
 
 def main():
@@ -84,24 +127,49 @@ def main():
     if args.race_only:
         del methods["fixed budget (--race off -n 20 --repetitions 10)"]
     runs = {name: [] for name in methods}
+    osu = "one OSU launch per algorithm (osu_allreduce)"
+    if args.osu:
+        runs = {osu: [], **runs}
+        binary = osu_binary(args.osu)
     for _ in range(2):
+        if args.osu:
+            runs[osu].append(osu_repeat(args, binary))
         for name, extra in methods.items():
             runs[name].append(repeat(args, extra))
     print(f"allreduce, coll_tuned algorithms {args.algorithms}, 8 B to {args.max_bytes} factor 2, "
           f"np {args.nps}; two repeats each, alternating")
     for name, ((first, t1), (second, t2)) in runs.items():
-        agree, regrets = quality(first, second)
+        agree, regrets, cells = quality(first, second)
         regrets.sort()
         p90 = regrets[min(len(regrets) - 1, int(0.9 * len(regrets)))]
         outcomes = {}
         for cell in first.values():
             for _, outcome in cell.values():
                 outcomes[outcome] = outcomes.get(outcome, 0) + 1
-        print(f"{name}: wall {t1:.1f} s and {t2:.1f} s per repeat; winner agreed in {agree} of "
+        versus = ""
+        if args.osu and name != osu:
+            osu_walls = [t for _, t in runs[osu]]
+            versus = (f" ({t1 / osu_walls[0]:.2f} and {t2 / osu_walls[1]:.2f} of the OSU loop's "
+                      f"wall in the same round)")
+        print(f"{name}: wall {t1:.1f} s and {t2:.1f} s per repeat{versus}; winner agreed in {agree} of "
               f"{len(first)} cells; regret of repeat 1's pick in repeat 2: median "
               f"{statistics.median(regrets):.3f}x, p90 {p90:.3f}x, worst {regrets[-1]:.3f}x")
         if None not in outcomes:
             print(f"  repeat 1 outcomes over settings x cells: {outcomes}")
+        bad = [(key, pick) for regret, key, pick in cells if regret > 1.10]
+        if bad and None not in outcomes:
+            # Repeat 2 decided inside its launch that the pick is slower, yet repeat 1 measured
+            # it within the tie of that cell's repeat-2 best: the launches disagree.
+            split = sum(1 for key, pick in bad
+                        if second[key][pick][1] == "eliminated" and
+                        first[key][pick][0] <= 1.05 * first[key][min(
+                            second[key], key=lambda a: second[key][a][0])][0])
+            print(f"  {len(bad)} cells with regret over 1.10; in {split} of them repeat 1 had the "
+                  "pick within 5% of repeat 2's best and repeat 2 eliminated it: the two launches "
+                  "disagree, which no rule inside one launch can see")
+        for regret, key, pick in cells[:3]:
+            print(f"  worst: np {key[0]}, {key[1]} B, regret {regret:.3f}x; repeat 1 "
+                  f"{describe_cell(first[key], pick)}; repeat 2 {describe_cell(second[key], pick)}")
 
 
 if __name__ == "__main__":

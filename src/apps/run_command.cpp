@@ -15,6 +15,7 @@
 #include "apps/run_context.hpp"
 #include "backends/registry.hpp"
 #include "core/errors.hpp"
+#include "core/phase_times.hpp"
 #include "report/console_reporter.hpp"
 #include "report/jsonl_reporter.hpp"
 #include "report/nccl_tests_json.hpp"
@@ -28,6 +29,8 @@ namespace colltune {
 namespace {
 
 std::string g_current_step;
+// Before main (static initialisation): where --phase-times counts the process's wall time from.
+const std::chrono::steady_clock::time_point g_process_start = std::chrono::steady_clock::now();
 
 constexpr int kExitWrong = 7;  // nccl-tests' exit code for wrong results
 constexpr int kExitTimeout = 4;
@@ -84,6 +87,9 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
         "allowed: {} or more",
         options.max_bytes, nranks, run_plan.smallest_useful_bytes));
   }
+  PhaseSeconds phases;
+  PhaseLaps laps(options.phase_times ? &phases : nullptr, g_process_start);
+  laps.mark(Phase::kStartup);
 
   std::vector<std::unique_ptr<Reporter>> reporters;
   std::string json_error;
@@ -149,6 +155,7 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
   if (world.rank() == options.policy.hang_setup_rank) {
     for (;;) std::this_thread::sleep_for(std::chrono::hours(1));  // test-only: never arrives
   }
+  laps.mark(Phase::kContext);
   // One communicator, or one per --interleave setting, each created right after its write.
   std::vector<std::unique_ptr<Communicator>> comms;
   std::vector<Communicator*> turns;
@@ -159,10 +166,12 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
     comms.push_back(make_communicator(options.backend, world, backend_options));
     turns.push_back(comms.back().get());
   }
+  laps.mark(Phase::kCommunicators);
   const RunContext context = gather_context(world, *comms.front(), options,
                                             std::vector<std::string>(*argv, *argv + *argc));
   watchdog.disarm();
   for (auto& r : reporters) r->begin(context);
+  laps.mark(Phase::kContext);
   if (world.rank() == 0) {
     for (const std::string& note : options.notes)
       std::fprintf(stderr, "colltune: %s\n", note.c_str());
@@ -175,6 +184,7 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
   std::string first_skip;
   RunPolicy policy = options.policy;
   policy.on_progress = [&] { watchdog.progress(); };
+  if (options.phase_times) policy.phases = &phases;
   // A size that runs for long shows life on rank 0: a line once it passed kProgressAfter, then
   // at most one per kProgressEvery, so a 4 GiB allreduce does not look hung.
   constexpr double kProgressAfterSeconds = 5, kProgressEverySeconds = 10;
@@ -212,6 +222,7 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
                           : measure_interleaved(turns, world, c, policy);
     watchdog.disarm();
     g_current_step.clear();
+    laps.restart();  // the measurement's own phases are counted inside it
     for (std::size_t k = 0; k < options.interleaved.size(); ++k) {
       results[k].in_process_knobs = options.interleaved[k];
     }
@@ -222,13 +233,21 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
       if (m.skipped && first_skip.empty())
         first_skip = describe(m.coll, nranks) + ": " + *m.skipped;
     }
+    laps.mark(Phase::kRecords);
   }
   for (auto& r : reporters) r->end();
+  laps.mark(Phase::kRecords);
   // After every record is out: a destroy that hangs (a peer gone) loses nothing but time.
   watchdog.arm(watchdog_limit, "destroying the communicators");
   turns.clear();
   comms.clear();
   watchdog.disarm();
+  laps.mark(Phase::kTeardown);
+  if (options.phase_times && world.rank() == 0) {
+    const double wall_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - g_process_start).count();
+    std::fprintf(stderr, "colltune: %s\n", describe_phases(phases, wall_seconds).c_str());
+  }
   if (measured == 0 && !plan.empty()) {
     // Skips are one decision over ranks (runner/measure.cpp), so every rank returns alike.
     if (world.rank() == 0) {

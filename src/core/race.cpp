@@ -22,6 +22,18 @@ double binomial_half_cdf(std::size_t n, std::size_t k) {
   return sum;
 }
 
+double mean_of(const std::vector<double>& values) {
+  return std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
+}
+
+// The sample standard deviation (n - 1), 0 below two values.
+double sd_of(const std::vector<double>& values, double mean) {
+  if (values.size() < 2) return 0;
+  double squares = 0;
+  for (double v : values) squares += (v - mean) * (v - mean);
+  return std::sqrt(squares / static_cast<double>(values.size() - 1));
+}
+
 }  // namespace
 
 std::string_view name(RaceOutcome outcome) {
@@ -67,10 +79,8 @@ std::optional<std::pair<double, double>> mean_interval(const std::vector<double>
                                                        double confidence) {
   const std::size_t n = values.size();
   if (n < 2) return std::nullopt;
-  const double mean = std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(n);
-  double squares = 0;
-  for (double v : values) squares += (v - mean) * (v - mean);
-  const double sd = std::sqrt(squares / static_cast<double>(n - 1));
+  const double mean = mean_of(values);
+  const double sd = sd_of(values, mean);
   const boost::math::students_t t(static_cast<double>(n - 1));
   const double half =
       boost::math::quantile(t, 1 - (1 - confidence) / 2) * sd / std::sqrt(static_cast<double>(n));
@@ -90,7 +100,12 @@ bool race_step(const std::vector<std::vector<double>>& samples, std::vector<Race
     return true;
   }
   if (racing.empty()) return true;
-  if (turn < config.min_turns) return false;
+  const bool sign_test = turn >= config.min_turns;
+  const bool t_rule = turn >= config.early_turns && config.early_turns < config.min_turns;
+  if (!sign_test && !t_rule) return false;
+  // The t rule's level per look: every look from early_turns to the budget shares 1 - confidence.
+  const int t_looks = std::max(1, config.max_turns - config.early_turns + 1);
+  const double t_confidence = 1 - (1 - config.confidence) / t_looks;
 
   // Every setting still racing has samples for turns 1..turn, so turn t pairs them (a block, as
   // in F-Race: drift during turn t hits all of them alike).
@@ -106,6 +121,12 @@ bool race_step(const std::vector<std::vector<double>>& samples, std::vector<Race
   const double upper = std::log1p(config.tie_tolerance);
   const std::vector<double> best_samples = recent(best);
   bool all_tied = true;
+  // Futility: where the spread seen so far would leave even the budget's last look straddling
+  // log(1 + tie) for every open setting, more turns buy nothing but time.
+  bool all_futile = sign_test && config.stop_futile;
+  const boost::math::students_t t_at_budget(std::max(1, config.max_turns - 1));
+  const double t_quantile_at_budget =
+      boost::math::quantile(t_at_budget, 1 - (1 - t_confidence) / 2);
   for (std::size_t s : racing) {
     if (s == best) continue;
     const std::vector<double> mine = recent(s);
@@ -113,15 +134,25 @@ bool race_step(const std::vector<std::vector<double>>& samples, std::vector<Race
     for (std::size_t t = 0; t < mine.size(); ++t) {
       log_ratios[t] = std::log(mine[t] / best_samples[t]);
     }
-    const auto interval = median_interval(log_ratios, config.confidence);
-    if (!interval) {
-      all_tied = false;
-      continue;
+    std::vector<std::pair<double, double>> intervals;
+    if (sign_test) {
+      if (auto i = median_interval(log_ratios, config.confidence)) intervals.push_back(*i);
     }
-    if (interval->first > upper) {
+    if (t_rule) {
+      if (auto i = mean_interval(log_ratios, t_confidence)) intervals.push_back(*i);
+    }
+    const bool above = std::any_of(intervals.begin(), intervals.end(),
+                                   [&](const auto& i) { return i.first > upper; });
+    const bool within = std::any_of(intervals.begin(), intervals.end(),
+                                    [&](const auto& i) { return i.second < upper; });
+    if (above) {
       stop(s, RaceOutcome::kEliminated);
-    } else if (interval->second > upper) {
+    } else if (!within) {
       all_tied = false;  // it may still be more than the tolerance slower than the best
+      const double mean = mean_of(log_ratios);
+      const double half_at_budget = t_quantile_at_budget * sd_of(log_ratios, mean) /
+                                    std::sqrt(static_cast<double>(config.max_turns));
+      if (std::abs(mean - upper) >= half_at_budget) all_futile = false;
     }
   }
   std::vector<std::size_t> left;
@@ -132,7 +163,7 @@ bool race_step(const std::vector<std::vector<double>>& samples, std::vector<Race
     stop(left.front(), RaceOutcome::kWon);
   } else if (all_tied) {
     for (std::size_t s : left) stop(s, RaceOutcome::kTied);
-  } else if (turn >= config.max_turns) {
+  } else if (turn >= config.max_turns || all_futile) {
     for (std::size_t s : left) stop(s, RaceOutcome::kUndecided);
   } else {
     return false;

@@ -22,16 +22,19 @@ enum class RaceOutcome {
 std::string_view name(RaceOutcome outcome);
 std::optional<RaceOutcome> parse_race_outcome(std::string_view text);
 
-// The fewest turns a 99% interval of a median exists for (2 / 2^8 <= 1%), and the default
-// budget of turns when racing.
+// The fewest turns a 99% interval of a median exists for (2 / 2^8 <= 1%), the fewest the
+// t rule looks at, and the default budget of turns when racing.
 inline constexpr int kRaceFewestTurns = 8;
+inline constexpr int kRaceEarliestTurn = 3;
 inline constexpr int kRaceDefaultTurns = 20;
 
 struct RaceConfig {
-  int min_turns = kRaceFewestTurns;   // no decision before
-  int max_turns = kRaceDefaultTurns;  // the per-size budget
-  double tie_tolerance = 0.05;        // relative: within 5% of the best is tied with it
-  double confidence = 0.99;           // of each paired interval, at every look
+  int min_turns = kRaceFewestTurns;     // the sign test decides from here
+  int early_turns = kRaceEarliestTurn;  // the t rule from here (min_turns or more: off)
+  int max_turns = kRaceDefaultTurns;    // the per-size budget
+  double tie_tolerance = 0.05;          // relative: within 5% of the best is tied with it
+  double confidence = 0.99;             // of each sign-test interval, at every look
+  bool stop_futile = true;              // end undecided once the budget cannot decide
 };
 
 struct RaceEntry {
@@ -52,11 +55,14 @@ std::optional<std::pair<double, double>> mean_interval(const std::vector<double>
 
 // After turn `turn` (1-based): `samples[s]` holds setting s's per-op seconds, one per turn it
 // took part in (turn k is element k-1; every setting still racing has `turn` of them). Updates
-// `entries` (same size) and returns true when no setting is racing any more. A setting is
-// eliminated when the interval of its median per-turn ratio to the best (the lowest median)
-// lies above 1 + tie_tolerance; the rest end tied when every such interval lies below
-// 1 + tie_tolerance (none is more than the tolerance slower than the best, so taking any of them
-// costs at most that); at max_turns the rest end undecided. One setting alone has won.
+// `entries` (same size) and returns true when no setting is racing any more. Each setting's
+// per-turn log ratios to the best (the lowest median) get two intervals: from min_turns the sign
+// test's for their median (distribution-free, at `confidence`), and from early_turns Student's t
+// for their mean at 1 - (1 - confidence) / looks, Bonferroni over every look the budget allows
+// (a clear gap or a clear tie is seen in a few turns). A setting is eliminated when either
+// interval lies above log(1 + tie_tolerance); the rest end tied when each of them has an
+// interval below it (none is more than the tolerance slower than the best, so taking any costs
+// at most that); at max_turns the rest end undecided. One setting alone has won.
 bool race_step(const std::vector<std::vector<double>>& samples, std::vector<RaceEntry>& entries,
                int turn, const RaceConfig& config);
 

@@ -114,6 +114,7 @@ std::optional<std::string> agreed_skip(Communicator& comm, const MpiWorld& world
 Measurer::Measurer(Communicator& comm, const MpiWorld& world, const Collective& c,
                    const RunPolicy& policy, Buffers* shared)
     : comm_(comm), world_(world), policy_(policy) {
+  const PhaseScope phase(policy.phases, Phase::kWarmup);
   const int nranks = comm.nranks();
   m_.coll = c;
   m_.nranks = nranks;
@@ -143,6 +144,7 @@ Measurer::Measurer(Communicator& comm, const MpiWorld& world, const Collective& 
 
 double Measurer::calibrate() {
   if (m_.skipped) return 0;
+  const PhaseScope phase(policy_.phases, Phase::kCalibration);
   RunPolicy trial = policy_;
   for (int ops = 1;;) {
     trial.iters = ops;
@@ -163,6 +165,7 @@ double Measurer::calibrate() {
 
 void Measurer::start(int iters) {
   if (m_.skipped) return;
+  const PhaseScope phase(policy_.phases, Phase::kCalibration);
   policy_.iters = iters;
   m_.ops_per_sample = iters;
   const bool batch = policy_.timing == TimingMode::kBatch;
@@ -173,6 +176,7 @@ void Measurer::start(int iters) {
 
 double Measurer::take_sample() {
   if (m_.skipped) return 0;
+  const PhaseScope phase(policy_.phases, Phase::kSampling);
   m_.samples_seconds.push_back(
       op_seconds(m_.coll, timed_batch(comm_, world_, m_.coll, *buffers_, policy_)));
   if (policy_.on_sample) {
@@ -188,13 +192,16 @@ Measurement Measurer::finish(RaceEntry race) {
   m_.race_turn = race.turn;
   m_.rank_reduction = policy_.rank_reduction;
   const Collective& c = m_.coll;
-  // One gather and one reduction after timing, so no sample waits on another's bookkeeping.
-  if (policy_.rank_samples) m_.rank_samples_seconds = world_.gather_to_root(m_.samples_seconds);
-  world_.reduce_over_ranks(m_.samples_seconds, policy_.rank_reduction);
-  m_.summary = summarize(m_.samples_seconds);
-  m_.at_median = bandwidth(c, m_.nranks, m_.summary.median);
-
+  {
+    const PhaseScope phase(policy_.phases, Phase::kSummaries);
+    // One gather and one reduction after timing, so no sample waits on another's bookkeeping.
+    if (policy_.rank_samples) m_.rank_samples_seconds = world_.gather_to_root(m_.samples_seconds);
+    world_.reduce_over_ranks(m_.samples_seconds, policy_.rank_reduction);
+    m_.summary = summarize(m_.samples_seconds);
+    m_.at_median = bandwidth(c, m_.nranks, m_.summary.median);
+  }
   if (policy_.check_rounds > 0) {
+    const PhaseScope phase(policy_.phases, Phase::kValidation);
     const Pattern pattern(policy_.seed, c.dtype, is_reduction(c.kind) ? c.op : ReduceOp::kNone,
                           m_.nranks);
     std::uint64_t wrong = 0;
@@ -247,6 +254,7 @@ std::vector<RaceEntry> race(std::vector<std::unique_ptr<Measurer>>& measurers,
       racing.push_back(s);
       seconds.push_back(measurers[s]->take_sample());
     }
+    const PhaseScope phase(policy.phases, Phase::kDecisions);
     world.reduce_over_ranks(seconds, policy.rank_reduction);  // as the records will have them
     for (std::size_t i = 0; i < racing.size(); ++i) taken[racing[i]].push_back(seconds[i]);
     if (race_step(taken, entries, turn, config)) break;

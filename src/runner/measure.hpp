@@ -11,6 +11,7 @@
 #include "comm/communicator.hpp"
 #include "comm/mpi_world.hpp"
 #include "core/measurement.hpp"
+#include "core/phase_times.hpp"
 #include "core/race.hpp"
 
 namespace colltune {
@@ -29,12 +30,13 @@ struct RunPolicy {
   // Ops per sample adapt to the size: as many as fill min_sample_seconds, found by a calibration
   // that is also the warm-up (warmup_iters is not used then); otherwise `iters`.
   bool adaptive_iters = false;
-  double min_sample_seconds = 1e-3;
+  double min_sample_seconds = 2.5e-4;
   // measure_interleaved: settings stop being sampled once decided (core/race.hpp); the budget
   // is `repetitions` turns (race_config.max_turns is set from it).
   bool race = false;
   RaceConfig race_config;
   std::chrono::milliseconds sync_timeout{300'000};
+  PhaseSeconds* phases = nullptr;  // --phase-times: where this rank's time goes (not owned)
   // Called after every wait for launched work returns (warm-up, each op or batch, each check):
   // the caller's watchdog counts a hang from the last progress, so the backend's own timeout
   // (which starts at its wait) fires first and can abort the communicator cleanly.

@@ -52,6 +52,9 @@ usage: mpirun -np N colltune run [options]
                           count their slowest
   --rank-samples          records keep each process's own samples too (rank_samples_seconds),
                           so a report can name the rank that lags the others
+  --phase-times           rank 0 prints on stderr where the launch's wall time went: startup
+                          (MPI_Init), context, communicators, warm-up, calibration, sampling,
+                          racing decisions, summaries, validation, records, teardown
   --copy-ceiling          the first rank of each host measures its memcpy bandwidth per NUMA
                           node (and GPU) before any timing, into the records' context
                           (copy_ceilings); the other ranks wait. Takes about a second
@@ -96,18 +99,21 @@ Settings side by side in one launch:
                           one setting to measure so, per flag (what colltune sweep passes for
                           a spec's interleave: axes), for list values such as NCCL_ALGO=^Tree,Ring;
                           instead of --interleave
-  --race on|off           with two or more settings, on (default): after --race-min-turns
-                          turns a setting stops being sampled once the 99% interval of its
-                          per-turn time ratio to the best lies above 1 + --race-tie; the rest
-                          end tied when every interval lies below it, undecided when --repetitions
-                          turns (default 20 when racing) are spent. Records say which
-                          (race: won, eliminated, tied, undecided). off: every setting gets
+  --race on|off           with two or more settings, on (default): a setting stops being
+                          sampled once an interval of its per-turn time ratio to the best (t
+                          from turn 3, Bonferroni over the looks; the sign test from
+                          --race-min-turns) lies above 1 + --race-tie; the rest end tied when
+                          each has one below it, undecided when --repetitions turns (default 20
+                          when racing) are spent or cannot decide. Records say which (race:
+                          won, eliminated, tied, undecided). off: every setting gets
                           --repetitions samples (default 10)
+  --race-futility on|off  on (default): end undecided as soon as the spread seen so far says
+                          the budget's last turn could not decide either; off: run to the budget
   --race-tie PCT          tie tolerance (default 5%; allowed 0.5% to 50%)
-  --race-min-turns N      turns before any decision (default 8, the fewest a 99% interval needs;
-                          allowed 8 to --repetitions)
+  --race-min-turns N      turns before the sign test decides (default 8, the fewest its 99%
+                          interval needs; allowed 8 to --repetitions)
   --min-sample-seconds S  racing without -n: ops per sample grow until a sample lasts S
-                          (default 0.001; allowed 1e-05 to 10), found per size by timed batches
+                          (default 0.00025; allowed 1e-05 to 10), found per size by timed batches
                           of 1, 2, 4 ... ops that are also the warm-up (-w is not used then)
 
   --json FILE             one JSON record per (collective, size, in-place), with raw samples

@@ -108,13 +108,19 @@ double parse_number_flag(std::string text, std::string_view flag, std::string_vi
 
 // Racing is on wherever two or more settings are compared (--race off: the fixed budget). Its
 // budget is --repetitions turns (20 unless given); ops per sample adapt unless -n or -m fix them.
-void apply_race_options(RunOptions& o, const std::string& race, const std::string& tie,
-                        const std::string& min_turns, const std::string& sample_seconds,
-                        bool iters_given, bool repetitions_given) {
+void apply_race_options(RunOptions& o, const std::string& race, const std::string& futility,
+                        const std::string& tie, const std::string& min_turns,
+                        const std::string& sample_seconds, bool iters_given,
+                        bool repetitions_given) {
   RunPolicy& policy = o.policy;
   if (race != "on" && race != "off") {
     throw ConfigError(fmt::format("--race: '{}' is not allowed; allowed: on off", race));
   }
+  if (futility != "on" && futility != "off") {
+    throw ConfigError(
+        fmt::format("--race-futility: '{}' is not allowed; allowed: on off", futility));
+  }
+  policy.race_config.stop_futile = futility == "on";
   if (!tie.empty()) {
     policy.race_config.tie_tolerance = parse_number_flag(tie, "--race-tie", "%", 0.5, 50) / 100;
   }
@@ -169,6 +175,7 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   app.add_option("--window", window);
   app.add_flag("--rank-samples", o.policy.rank_samples);
   app.add_flag("--copy-ceiling", o.copy_ceiling);
+  app.add_flag("--phase-times", o.phase_times);
   std::string exchange = "uniform", exchange_seed;
   app.add_option("--exchange", exchange);
   app.add_option("--exchange-seed", exchange_seed);
@@ -190,6 +197,8 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   app.add_option("--interleave-set", interleave_sets)->allow_extra_args(false);
   app.add_option("--race", race);
   app.add_option("--race-tie", race_tie);
+  std::string race_futility = "on";
+  app.add_option("--race-futility", race_futility);
   app.add_option("--race-min-turns", race_min_turns);
   app.add_option("--min-sample-seconds", min_sample_seconds);
   app.add_option("--json", o.json_path);
@@ -331,8 +340,8 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
                       : "switches NCCL_ALGO / NCCL_PROTO at each NCCL communicator init",
         kind, o.backend));
   }
-  apply_race_options(o, race, race_tie, race_min_turns, min_sample_seconds, !iters.empty(),
-                     !repetitions.empty());
+  apply_race_options(o, race, race_futility, race_tie, race_min_turns, min_sample_seconds,
+                     !iters.empty(), !repetitions.empty());
   if (threads != 1)
     throw ConfigError(
         fmt::format("-t/--nthreads: {}: colltune drives a process's GPUs from one "

@@ -39,6 +39,7 @@ struct RunOptions {
   std::string json_path;             // empty: no JSONL
   std::string nccl_tests_json_path;  // -J: nccl-tests' JSON format; empty: none
   bool copy_ceiling = false;         // each host's memcpy bandwidth into the records' context
+  bool phase_times = false;          // rank 0 prints where the launch's wall time went
   bool per_iter_timing = false;      // -I 1: each iteration a sample; -J adds per-iteration stats
   int per_iter_skip = 0;             // -K: leading iterations left out of those stats
   bool help = false;

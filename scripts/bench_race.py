@@ -6,9 +6,10 @@ coll_tuned_allreduce_algorithm=1,...,6 -b 8 -e 16M -f 2` at np 2 and np 4, once 
 default) and once with the fixed budget (--race off -n 20 --repetitions 10). Prints the wall time
 of each repeat (both rank counts), how many (np, size) cells the two repeats recommend the same
 algorithm for, and the regret of the first repeat's recommendation measured in the second: its
-median time there over the second repeat's best median. A recommendation is what `colltune tune`
-would take: the setting that won; among tied settings the launch default where it is tied, else
-the fastest of them; among undecided ones the fastest; never an eliminated one. The repeats of
+median time there over the second repeat's best median. A recommendation is what a user reading
+the report takes: the setting that won; among tied settings the launch default where it is tied,
+else the fastest of them; among undecided ones the fastest (`colltune tune` writes no rule there
+and keeps Open MPI's own choice, which is not among these six); never an eliminated one. The repeats of
 the two methods alternate (race, fixed, race, fixed), so drift hits both alike."""
 import argparse
 import json

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
-#include <numeric>
 #include <stdexcept>
 
 #include "core/stats.hpp"
@@ -20,18 +19,6 @@ double binomial_half_cdf(std::size_t n, std::size_t k) {
     sum += term;
   }
   return sum;
-}
-
-double mean_of(const std::vector<double>& values) {
-  return std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
-}
-
-// The sample standard deviation (n - 1), 0 below two values.
-double sd_of(const std::vector<double>& values, double mean) {
-  if (values.size() < 2) return 0;
-  double squares = 0;
-  for (double v : values) squares += (v - mean) * (v - mean);
-  return std::sqrt(squares / static_cast<double>(values.size() - 1));
 }
 
 }  // namespace
@@ -79,12 +66,11 @@ std::optional<std::pair<double, double>> mean_interval(const std::vector<double>
                                                        double confidence) {
   const std::size_t n = values.size();
   if (n < 2) return std::nullopt;
-  const double mean = mean_of(values);
-  const double sd = sd_of(values, mean);
+  const Summary s = summarize(values);
   const boost::math::students_t t(static_cast<double>(n - 1));
-  const double half =
-      boost::math::quantile(t, 1 - (1 - confidence) / 2) * sd / std::sqrt(static_cast<double>(n));
-  return std::make_pair(mean - half, mean + half);
+  const double half = boost::math::quantile(t, 1 - (1 - confidence) / 2) * s.stddev /
+                      std::sqrt(static_cast<double>(n));
+  return std::make_pair(s.mean - half, s.mean + half);
 }
 
 bool race_step(const std::vector<std::vector<double>>& samples, std::vector<RaceEntry>& entries,
@@ -149,10 +135,10 @@ bool race_step(const std::vector<std::vector<double>>& samples, std::vector<Race
       stop(s, RaceOutcome::kEliminated);
     } else if (!within) {
       all_tied = false;  // it may still be more than the tolerance slower than the best
-      const double mean = mean_of(log_ratios);
-      const double half_at_budget = t_quantile_at_budget * sd_of(log_ratios, mean) /
-                                    std::sqrt(static_cast<double>(config.max_turns));
-      if (std::abs(mean - upper) >= half_at_budget) all_futile = false;
+      const Summary spread = summarize(log_ratios);
+      const double half_at_budget =
+          t_quantile_at_budget * spread.stddev / std::sqrt(static_cast<double>(config.max_turns));
+      if (std::abs(spread.mean - upper) >= half_at_budget) all_futile = false;
     }
   }
   std::vector<std::size_t> left;

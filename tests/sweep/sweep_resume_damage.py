@@ -38,7 +38,11 @@ def records(point, round_number):
 with open(records(points[0], 1), "rb") as f:
     data = f.read()
 with open(records(points[0], 1), "wb") as f:
-    f.write(data[:len(data) // 2])  # cut mid-record
+    # Cut mid-record: halfway into the second line (half the bytes can fall on a record's end
+    # when the records happen to be of one length).
+    second_start = data.index(b"\n") + 1
+    second_end = data.index(b"\n", second_start)
+    f.write(data[:(second_start + second_end) // 2])
 shutil.rmtree(os.path.join(store, "points", points[1]))  # both rounds gone
 with open(records(points[2], 2)) as f:
     lines = f.readlines()

@@ -3,6 +3,8 @@
 
 1. A/A: --series histories of --runs identical nightly-style runs (`colltune run`, allreduce and
    alltoall 8 B-64 KiB, np 2, bound to cores): every history with a change is a false alarm.
+   A spell (slow runs followed by runs back at the earlier level) is counted apart: it is what
+   this VM's own regimes look like, and history says it is not a change.
 2. A step: --series histories of --runs runs, then --runs more with Open MPI's TCP fallback
    (OMPI_MCA_btl=self,tcp): found when a change is dated the first TCP run with the btl knob
    named as what differed.
@@ -32,6 +34,10 @@ def parse_args():
     parser.add_argument("--scale-runs", type=int, default=365)
     parser.add_argument("--scale-records", type=int, default=2000)
     parser.add_argument("--skip", default="", help="parts to skip: 1 (parts 1 and 2), 3, 4")
+    parser.add_argument("--reuse", metavar="DIR",
+                        help="parts 1 and 2 read the runs an earlier bench left in DIR (its 'files "
+                             "under' line) instead of launching new ones: the same runs judged "
+                             "again, after a change to the method")
     return parser.parse_args()
 
 
@@ -63,24 +69,28 @@ def part_histories(args, work):
     """Parts 1 and 2 together, round-robin: run k of every history, then run k + 1, so the runs of
     one history are minutes apart, as nightly runs are far apart against the machine's drift
     (back to back, a slow spell of a few seconds spans several runs of one history)."""
+    work = args.reuse or work
     aa = [os.path.join(work, f"aa{s + 1:02d}") for s in range(args.series)]
     tcp = [os.path.join(work, f"tcp{s + 1:02d}") for s in range(args.series)]
-    for folder in aa + tcp:
+    for folder in [] if args.reuse else aa + tcp:
         os.makedirs(folder)
-    for r in range(2 * args.runs):
+    for r in range(0 if args.reuse else 2 * args.runs):
         for folder in (aa if r < args.runs else []) + tcp:
             env = {"OMPI_MCA_btl": "self,tcp"} if folder in tcp and r >= args.runs else {}
             run_once(args, os.path.join(folder, f"run{r + 1:02d}.jsonl"), env)
-    alarms, outliers = 0, 0
+    alarms, outliers, with_spell = 0, 0, 0
     for s, folder in enumerate(aa):
         h, _ = history(args, folder)
         changes = [f for f in h["findings"] if f["kind"] == "change"]
+        spells = [f for f in h["findings"] if f["kind"] == "spell"]
         outliers += sum(f["kind"] == "outlier" for f in h["findings"])
         alarms += bool(changes)
-        for f in changes:
+        with_spell += bool(spells)
+        for f in changes + spells:
             print(f"  A/A history {s + 1}: {f['text']}")
     print(f"A/A: {args.series} histories of {args.runs} identical runs: {alarms} with a change "
-          f"(target at most 1), {outliers} outlier findings in all")
+          f"(target at most 1), {with_spell} with a spell (a level that left and came back), "
+          f"{outliers} outlier findings in all")
     found = 0
     for s, folder in enumerate(tcp):
         h, _ = history(args, folder)

@@ -4,6 +4,7 @@
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 
@@ -73,14 +74,18 @@ Moments moments(const std::vector<double>& y, std::size_t lo, std::size_t hi) {
 }
 
 struct Split {
-  std::size_t at = 0;
+  std::size_t at = 0;   // first index inside the candidate (0: none)
+  std::size_t end = 0;  // one past its last; the segment's end for a plain split
   double t = 0, p = 1;
 };
 
-// The split of y[lo, hi) with the largest |t| (pooled-variance Student's t of the two sides),
-// its two-sided p made Bonferroni over the splits tried. Prefix sums keep it O(hi - lo).
+// The candidate of y[lo, hi) with the largest |t| (pooled-variance Student's t of the runs inside
+// it against the rest): every split with min_segment runs on each side (inside: the later side),
+// and every interval of min_segment runs or more with a run on each side of it and min_segment
+// runs around it in all (circular binary segmentation: a spell). Its two-sided p is made
+// Bonferroni over all the candidates tried. Prefix sums keep each candidate O(1).
 Split best_split(const std::vector<double>& y, std::size_t lo, std::size_t hi,
-                 std::size_t min_segment) {
+                 std::size_t min_segment, bool with_intervals) {
   Split best;
   const std::size_t m = hi - lo;
   if (m < 2 * min_segment || m < 3) return best;
@@ -90,19 +95,56 @@ Split best_split(const std::vector<double>& y, std::size_t lo, std::size_t hi,
     sq[i + 1] = sq[i] + y[lo + i] * y[lo + i];
   }
   const double df = static_cast<double>(m) - 2;
-  for (std::size_t k = min_segment; k + min_segment <= m; ++k) {
-    const double n1 = static_cast<double>(k), n2 = static_cast<double>(m - k);
-    const double s1 = sum[k], s2 = sum[m] - sum[k];
-    const double ss = std::max(0.0, (sq[k] - s1 * s1 / n1) + (sq[m] - sq[k] - s2 * s2 / n2));
-    const double sd = std::max(std::sqrt(ss / df), kMinLaunchSd);
-    const double t = (s2 / n2 - s1 / n1) / (sd * std::sqrt(1 / n1 + 1 / n2));
-    if (std::abs(t) > std::abs(best.t) || best.at == 0) best = {lo + k, t, 1};
+  double candidates = 0, best_t2 = 0;
+  const auto score = [&](std::size_t a, std::size_t b) {  // inside [a, b) of the segment
+    candidates += 1;
+    const double n1 = static_cast<double>(b - a), n2 = static_cast<double>(m) - n1;
+    const double s1 = sum[b] - sum[a], s2 = sum[m] - s1;
+    const double q1 = sq[b] - sq[a], q2 = sq[m] - q1;
+    const double ss = std::max(0.0, (q1 - s1 * s1 / n1) + (q2 - s2 * s2 / n2));
+    const double variance = std::max(ss / df, kMinLaunchSd * kMinLaunchSd);
+    const double step = s1 / n1 - s2 / n2;
+    // t squared, so the O(n^2) candidates of a long history take no square root each.
+    const double t2 = step * step / (variance * (1 / n1 + 1 / n2));
+    if (t2 > best_t2 || best.at == 0) {
+      best_t2 = t2;
+      best = {lo + a, lo + b, std::copysign(std::sqrt(t2), step), 1};
+    }
+  };
+  for (std::size_t k = min_segment; k + min_segment <= m; ++k) score(k, m);
+  for (std::size_t a = 1; with_intervals && a + 1 < m; ++a) {
+    for (std::size_t b = a + min_segment; b < m; ++b) {
+      if (m - (b - a) >= min_segment) score(a, b);
+    }
   }
-  const double splits = static_cast<double>(m - 2 * min_segment + 1);
   const boost::math::students_t dist(df);
-  best.p =
-      std::min(1.0, splits * 2 * boost::math::cdf(boost::math::complement(dist, std::abs(best.t))));
+  best.p = std::min(
+      1.0, candidates * 2 * boost::math::cdf(boost::math::complement(dist, std::abs(best.t))));
   return best;
+}
+
+Moments moments_around(const std::vector<double>& y, std::size_t lo, std::size_t a, std::size_t b,
+                       std::size_t hi) {
+  const Moments before = moments(y, lo, a), after = moments(y, b, hi);
+  Moments m;
+  m.n = before.n + after.n;
+  m.sum = before.sum + after.sum;
+  for (std::size_t i = lo; i < hi; ++i) {
+    if (i < a || i >= b) m.squares += (y[i] - m.mean()) * (y[i] - m.mean());
+  }
+  return m;
+}
+
+// Two sides' step (b's mean minus a's) and its pooled-t 95% interval half width (infinite with
+// no degrees of freedom: two single runs).
+std::pair<double, double> step_and_half(const Moments& a, const Moments& b) {
+  const double df = a.n + b.n - 2;
+  if (df < 1) return {b.mean() - a.mean(), std::numeric_limits<double>::infinity()};
+  const double pooled = std::max(std::sqrt((a.squares + b.squares) / df), kMinLaunchSd);
+  const double half =
+      boost::math::quantile(boost::math::complement(boost::math::students_t(df), 0.025)) * pooled *
+      std::sqrt(1 / a.n + 1 / b.n);
+  return {b.mean() - a.mean(), half};
 }
 
 }  // namespace
@@ -130,7 +172,9 @@ Segmentation segment_series(const std::vector<double>& x, const ChangePointOptio
       } else {
         off[i] = d.before ? *d.before : *d.after;
       }
-      flagged[i] = std::abs(off[i]) > bar;
+      // A newest run alone faster is left in: it cannot make a change by itself, and where it
+      // is back at a level the series held before a slow stretch, it ends a spell.
+      flagged[i] = std::abs(off[i]) > bar && (d.after || off[i] > 0);
     }
   }
   std::vector<double> y;
@@ -148,21 +192,31 @@ Segmentation segment_series(const std::vector<double>& x, const ChangePointOptio
   // Binary segmentation over the runs left (indices into y).
   std::vector<std::size_t> cuts;
   std::map<std::size_t, double> p_of_cut;
+  std::vector<std::pair<std::size_t, std::size_t>> intervals;  // candidates that cut twice
   // Each cut doubles the segments searched next; halving the level with each depth keeps the
   // chance of a false cut among them at about the level (Bonferroni over a depth's segments).
-  const std::function<void(std::size_t, std::size_t, double)> split =
-      [&](std::size_t lo, std::size_t hi, double level) {
-        const Split s = best_split(y, lo, hi, o.min_segment);
+  // Inside an interval only splits are searched: a spell within a spell over-reads a few runs.
+  const std::function<void(std::size_t, std::size_t, double, bool)> split =
+      [&](std::size_t lo, std::size_t hi, double level, bool with_intervals) {
+        const Split s = best_split(y, lo, hi, o.min_segment, with_intervals);
         if (lo == 0 && hi == y.size()) out.first_split_p = s.at == 0 ? 1 : s.p;
         if (s.at == 0 || !(s.p <= level)) return;
         cuts.push_back(s.at);
         p_of_cut[s.at] = s.p;
         const bool top = lo == 0 && hi == y.size();
         const double next = (top && o.deeper_level >= 0 ? o.deeper_level : level) / 2;
-        split(lo, s.at, next);
-        split(s.at, hi, next);
+        split(lo, s.at, next, with_intervals);
+        if (s.end < hi) {
+          cuts.push_back(s.end);
+          p_of_cut[s.end] = s.p;
+          intervals.push_back({s.at, s.end});
+          split(s.at, s.end, next, false);
+          split(s.end, hi, next, with_intervals);
+        } else {
+          split(s.at, hi, next, with_intervals);
+        }
       };
-  split(0, y.size(), o.level);
+  split(0, y.size(), o.level, true);
   std::sort(cuts.begin(), cuts.end());
   // The final segments give each change its step and interval, and the spread between runs.
   std::vector<std::size_t> bounds{0};
@@ -180,19 +234,55 @@ Segmentation segment_series(const std::vector<double>& x, const ChangePointOptio
   }
   if (out.between_run_df > 0)
     out.between_run_sd_log = std::sqrt(squares / static_cast<double>(out.between_run_df));
+  // An interval whose final segments all stay within min_change of its mean (cuts inside it too
+  // small to be findings do not split it) is a spell: the series came back, and its two cuts are
+  // not changes. Unless the segments on its two sides are shown to differ by min_change or more
+  // (the 95% interval of their difference beyond it): then it is a staircase, two changes. A run
+  // or two back cannot show much, and the simpler reading stands until they do.
+  std::vector<bool> spell_cut(bounds.size(), false);
+  const auto index_of = [&](std::size_t at) {
+    return static_cast<std::size_t>(std::lower_bound(bounds.begin(), bounds.end(), at) -
+                                    bounds.begin());
+  };
+  for (const auto& [first, end] : intervals) {
+    const std::size_t cf = index_of(first), ce = index_of(end);
+    const double level = moments(y, first, end).mean();
+    bool one_level = true;
+    for (std::size_t c = cf; c < ce; ++c)
+      one_level =
+          one_level && std::abs(moments(y, bounds[c], bounds[c + 1]).mean() - level) < min_step;
+    if (!one_level) continue;
+    const Moments before = moments(y, bounds[cf - 1], first);
+    const Moments after = moments(y, end, bounds[ce + 1]);
+    const auto [apart, apart_half] = step_and_half(before, after);
+    if (apart - apart_half >= min_step || apart + apart_half <= -min_step) continue;
+    const auto [step, half] = step_and_half(
+        moments_around(y, bounds[cf - 1], first, end, bounds[ce + 1]), moments(y, first, end));
+    Spell sp;
+    sp.first_run = run_of[first];
+    sp.end_run = run_of[end];
+    sp.step_log = step;
+    sp.step_low_log = step - half;
+    sp.step_high_log = step + half;
+    sp.p_value = p_of_cut[first];
+    sp.inside_runs = end - first;
+    sp.around_runs = (first - bounds[cf - 1]) + (bounds[ce + 1] - end);
+    sp.notable = std::abs(step) >= min_step;
+    out.spells.push_back(sp);
+    spell_cut[cf] = spell_cut[ce] = true;
+  }
+  std::sort(out.spells.begin(), out.spells.end(),
+            [](const Spell& a, const Spell& b) { return a.first_run < b.first_run; });
   for (std::size_t c = 1; c + 1 < bounds.size(); ++c) {
+    if (spell_cut[c]) continue;
     const Moments a = moments(y, bounds[c - 1], bounds[c]);
     const Moments b = moments(y, bounds[c], bounds[c + 1]);
-    const double df = a.n + b.n - 2;
-    const double pooled = std::max(std::sqrt((a.squares + b.squares) / df), kMinLaunchSd);
-    const double half =
-        boost::math::quantile(boost::math::complement(boost::math::students_t(df), 0.025)) *
-        pooled * std::sqrt(1 / a.n + 1 / b.n);
+    const auto [step, half] = step_and_half(a, b);
     ChangePoint cp;
     cp.first_run = run_of[bounds[c]];
-    cp.step_log = b.mean() - a.mean();
-    cp.step_low_log = cp.step_log - half;
-    cp.step_high_log = cp.step_log + half;
+    cp.step_log = step;
+    cp.step_low_log = step - half;
+    cp.step_high_log = step + half;
     cp.before_runs = static_cast<std::size_t>(a.n);
     cp.after_runs = static_cast<std::size_t>(b.n);
     cp.p_value = p_of_cut[bounds[c]];

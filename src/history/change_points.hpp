@@ -2,8 +2,10 @@
 // Change points in one series of runs (one value a run, in time order): binary segmentation with
 // Student's t-test between the two sides of the best split, as Hunter does (Fleming et al., ICPE
 // 2023, which replaced E-divisive's permutation test with a t-test so that the same input always
-// gives the same answer), after lone outlying runs are set aside. Method, false-alarm rate and
-// limits: docs/history.md. Pure functions; any thread.
+// gives the same answer), after lone outlying runs are set aside. Each search also scores every
+// interval inside the segment against the runs around it (circular binary segmentation, Olshen et
+// al., Biostatistics 2004), so a level that left and came back is a spell, not a change. Method,
+// false-alarm rate and limits: docs/history.md. Pure functions; any thread.
 
 #include <cstddef>
 #include <vector>
@@ -32,6 +34,17 @@ struct ChangePoint {
   bool notable = false;
 };
 
+// Runs [first_run, end_run) at another level than the runs on both sides of them, which agree
+// within min_change: a slow (or fast) spell the series came back from, not a change.
+struct Spell {
+  std::size_t first_run = 0, end_run = 0;      // end_run: the first run back at the earlier level
+  double step_log = 0;                         // mean log inside minus around (>0: slower)
+  double step_low_log = 0, step_high_log = 0;  // its 95% interval
+  double p_value = 1;                          // adjusted over the candidates tried
+  std::size_t inside_runs = 0, around_runs = 0;
+  bool notable = false;  // its step is at least min_change
+};
+
 struct Outlier {
   std::size_t run = 0;
   // How far its log value is from the runs before it and after it, the nearer of the two sides
@@ -42,7 +55,8 @@ struct Outlier {
 
 struct Segmentation {
   std::vector<Outlier> outliers;     // ascending by run
-  std::vector<ChangePoint> changes;  // ascending by first_run
+  std::vector<ChangePoint> changes;  // ascending by first_run; a spell's two ends are not here
+  std::vector<Spell> spells;         // ascending by first_run
   double between_run_sd_log = 0;     // pooled sd of log run values within segments, outliers in
   std::size_t between_run_df = 0;    // its degrees of freedom
   double first_split_p = 1;          // the whole series' best split, before the level

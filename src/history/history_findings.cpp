@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -31,19 +33,41 @@ bool is_outlier(const SeriesResult& s, std::size_t value) {
                      [&](const Outlier& o) { return o.run == value; });
 }
 
-// The step of a group of sizes that changed at one run: per run, the mean over the group of
-// its log values (runs every member measured and none holds as an outlier), then a pooled
-// Student's t interval between the two sides.
+// Which side of a finding a series' value is on: 0 before (or around, for a spell), 1 after (or
+// inside), -1 neither.
+using SideOf = std::function<int(const SeriesResult&, std::size_t event, std::size_t value)>;
+
+int change_side(const SeriesResult& s, std::size_t change, std::size_t value) {
+  const Bounds b = bounds_of(s, change);
+  return value < b.lo || value >= b.hi ? -1 : (value < b.at ? 0 : 1);
+}
+
+// A spell's runs against the segments on either side of it (its ends are not changes, so the
+// nearest changes, or the series' ends, bound them).
+int spell_side(const SeriesResult& s, std::size_t spell, std::size_t value) {
+  const Spell& sp = s.segments.spells[spell];
+  std::size_t lo = 0, hi = s.series.values.size();
+  for (const auto& c : s.segments.changes) {
+    if (c.first_run <= sp.first_run) lo = c.first_run;
+    if (c.first_run >= sp.end_run && hi == s.series.values.size()) hi = c.first_run;
+  }
+  if (value < lo || value >= hi) return -1;
+  return value >= sp.first_run && value < sp.end_run ? 1 : 0;
+}
+
+// The step of a group of sizes that changed at one run the same way: per run, the mean over
+// the group of its log values (runs every member measured and none holds as an outlier), then a
+// pooled Student's t interval between the two sides. `fallback`: the first member's own step.
 void group_step(const std::vector<std::pair<const SeriesResult*, std::size_t>>& members,
-                Finding& f) {
+                const SideOf& side_of, std::array<double, 3> fallback, Finding& f) {
   std::map<std::size_t, std::pair<double, std::size_t>> before, after;  // run -> (sum, count)
-  for (const auto& [s, change] : members) {
-    const Bounds b = bounds_of(*s, change);
-    for (std::size_t i = b.lo; i < b.hi; ++i) {
-      if (is_outlier(*s, i)) continue;
-      auto& side = i < b.at ? before : after;
-      side[s->series.values[i].run].first += s->series.values[i].log_seconds;
-      side[s->series.values[i].run].second += 1;
+  for (const auto& [s, event] : members) {
+    for (std::size_t i = 0; i < s->series.values.size(); ++i) {
+      const int side = side_of(*s, event, i);
+      if (side < 0 || is_outlier(*s, i)) continue;
+      auto& sums = side == 0 ? before : after;
+      sums[s->series.values[i].run].first += s->series.values[i].log_seconds;
+      sums[s->series.values[i].run].second += 1;
     }
   }
   const auto complete = [&](const auto& side) {
@@ -58,11 +82,10 @@ void group_step(const std::vector<std::pair<const SeriesResult*, std::size_t>>& 
     for (double x : v) sum += x;
     return sum / static_cast<double>(v.size());
   };
-  if (a.size() < 2 || b.size() < 2) {  // fall back to the first member's own step
-    const auto& c = members.front().first->segments.changes[members.front().second];
-    f.ratio = std::exp(c.step_log);
-    f.ratio_low = std::exp(c.step_low_log);
-    f.ratio_high = std::exp(c.step_high_log);
+  if (a.size() < 2 || b.size() < 2) {
+    f.ratio = std::exp(fallback[0]);
+    f.ratio_low = std::exp(fallback[1]);
+    f.ratio_high = std::exp(fallback[2]);
     return;
   }
   const double ma = mean(a), mb = mean(b);
@@ -148,19 +171,22 @@ Volatile volatile_keys(const std::vector<HistoryRun>& runs, const std::vector<Se
   return out;
 }
 
-// Adjacent sizes of one panel whose series changed (or were outlying) at the same run the
-// same way: one finding.
-template <typename Event>
+// Adjacent sizes of one panel whose series changed (or were outlying, or began a spell that
+// ended at the same run) at the same run the same way: one finding.
+// A series' event: the run it starts at, whether slower, its index, a spell's end run (else 0).
+using Event = std::tuple<std::size_t, bool, std::size_t, std::size_t>;
+
+template <typename Events>
 void group_events(const std::vector<SeriesResult*>& panel, const std::vector<HistoryRun>& runs,
-                  const Volatile& ignore, const std::string& kind, Event events,
+                  const Volatile& ignore, const std::string& kind, Events events,
                   std::vector<Finding>& out) {
-  // run, direction -> (size position, series, event index)
-  std::map<std::pair<std::size_t, bool>,
+  // run, direction, a spell's end run -> (size position, series, event index)
+  std::map<std::tuple<std::size_t, bool, std::size_t>,
            std::vector<std::tuple<std::size_t, SeriesResult*, std::size_t>>>
       at;
   for (std::size_t pos = 0; pos < panel.size(); ++pos) {
-    for (const auto& [run, slower, index] : events(*panel[pos]))
-      at[{run, slower}].push_back({pos, panel[pos], index});
+    for (const auto& [run, slower, index, end] : events(*panel[pos]))
+      at[{run, slower, end}].push_back({pos, panel[pos], index});
   }
   for (auto& [where, hits] : at) {
     std::size_t start = 0;
@@ -175,15 +201,24 @@ void group_events(const std::vector<SeriesResult*>& panel, const std::vector<His
       f.min_bytes = first.series.key.bytes;
       f.max_bytes = std::get<1>(hits[i - 1])->series.key.bytes;
       f.sizes = i - start;
-      f.run = where.first;
+      f.run = std::get<0>(where);
       std::vector<std::pair<const SeriesResult*, std::size_t>> members;
       for (std::size_t k = start; k < i; ++k)
         members.push_back({std::get<1>(hits[k]), std::get<2>(hits[k])});
       if (kind == "change") {
-        group_step(members, f);
+        const auto& c = members.front().first->segments.changes[members.front().second];
+        group_step(members, change_side, {c.step_log, c.step_low_log, c.step_high_log}, f);
         f.p_value = 1;
-        for (const auto& [s, c] : members)
-          f.p_value = std::min(f.p_value, s->segments.changes[c].p_value);
+        for (const auto& [s, k] : members)
+          f.p_value = std::min(f.p_value, s->segments.changes[k].p_value);
+      } else if (kind == "spell") {
+        const auto& sp = members.front().first->segments.spells[members.front().second];
+        group_step(members, spell_side, {sp.step_log, sp.step_low_log, sp.step_high_log}, f);
+        f.p_value = 1;
+        f.end_run = std::get<2>(where);
+        for (const auto& [s, k] : members) {
+          f.p_value = std::min(f.p_value, s->segments.spells[k].p_value);
+        }
       } else {
         double sum = 0;
         for (const auto& [s, o] : members) sum += s->segments.outliers[o].off_log;
@@ -248,26 +283,40 @@ HistoryResult analyse_history(const std::vector<HistoryRun>& runs, const History
   h.exit_code = slower ? 1 : (gap && !o.allow_incomplete ? 3 : 0);
   std::map<std::string, std::vector<SeriesResult*>> panels;  // sizes ascending (series order)
   for (auto& r : h.series) panels[r.series.key.panel()].push_back(&r);
-  std::vector<Finding> changes, outliers;
+  std::vector<Finding> changes, spells, outliers;
   for (const auto& [name, panel] : panels) {
     group_events(
         panel, runs, ignore, "change",
         [](const SeriesResult& s) {
-          std::vector<std::tuple<std::size_t, bool, std::size_t>> e;
+          std::vector<Event> e;
           for (std::size_t i = 0; i < s.segments.changes.size(); ++i) {
             const auto& c = s.segments.changes[i];
-            if (c.notable) e.push_back({s.series.values[c.first_run].run, c.step_log > 0, i});
+            if (c.notable) e.push_back({s.series.values[c.first_run].run, c.step_log > 0, i, 0});
           }
           return e;
         },
         changes);
     group_events(
+        panel, runs, ignore, "spell",
+        [](const SeriesResult& s) {
+          std::vector<Event> e;
+          for (std::size_t i = 0; i < s.segments.spells.size(); ++i) {
+            const auto& sp = s.segments.spells[i];
+            if (sp.notable) {
+              e.push_back({s.series.values[sp.first_run].run, sp.step_log > 0, i,
+                           s.series.values[sp.end_run].run});
+            }
+          }
+          return e;
+        },
+        spells);
+    group_events(
         panel, runs, ignore, "outlier",
         [](const SeriesResult& s) {
-          std::vector<std::tuple<std::size_t, bool, std::size_t>> e;
+          std::vector<Event> e;
           for (std::size_t i = 0; i < s.segments.outliers.size(); ++i) {
             const auto& out = s.segments.outliers[i];
-            e.push_back({s.series.values[out.run].run, out.off_log > 0, i});
+            e.push_back({s.series.values[out.run].run, out.off_log > 0, i, 0});
           }
           return e;
         },
@@ -277,8 +326,10 @@ HistoryResult analyse_history(const std::vector<HistoryRun>& runs, const History
     return std::tie(b.run, a.panel, a.min_bytes) < std::tie(a.run, b.panel, b.min_bytes);
   };
   std::sort(changes.begin(), changes.end(), newest_first);
+  std::sort(spells.begin(), spells.end(), newest_first);
   std::sort(outliers.begin(), outliers.end(), newest_first);
   h.findings = std::move(changes);
+  h.findings.insert(h.findings.end(), spells.begin(), spells.end());
   h.findings.insert(h.findings.end(), outliers.begin(), outliers.end());
   return h;
 }
@@ -299,6 +350,13 @@ std::string finding_line(const Finding& f, const std::vector<HistoryRun>& runs) 
   const auto bound = [&](double r) { return (f.ratio > 1 ? r - 1 : 1 - r) * 100; };
   const double lo = std::min(bound(f.ratio_low), bound(f.ratio_high));
   const double hi = std::max(bound(f.ratio_low), bound(f.ratio_high));
+  if (f.kind == "spell") {
+    return fmt::format(
+        "{} {} {:.0f}% {} [{:.0f}, {:.0f}] from the run of {}, back at the earlier level from the "
+        "run of {}: a spell, not a change: {} ({}; p {:.2g})",
+        f.collective, sizes, pct, way, lo, hi, runs[f.run].started_utc, runs[f.end_run].started_utc,
+        context, where, f.p_value);
+  }
   return fmt::format("{} {} {:.0f}% {} [{:.0f}, {:.0f}] from the run of {}: {} ({}; p {:.2g})",
                      f.collective, sizes, pct, way, lo, hi, runs[f.run].started_utc, context, where,
                      f.p_value);

@@ -28,11 +28,12 @@ struct SeriesResult {
 };
 
 struct Finding {
-  std::string kind;  // "change" or "outlier"
+  std::string kind;  // "change", "spell" or "outlier"
   std::string panel, label, collective;
   std::uint64_t min_bytes = 0, max_bytes = 0;
   std::size_t sizes = 0;
-  std::size_t run = 0;  // the first run after the change (or the outlying run)
+  std::size_t run = 0;      // the first run after the change (the spell's first, the outlier)
+  std::size_t end_run = 0;  // a spell's first run back at the earlier level
   double ratio = 1, ratio_low = 1, ratio_high = 1;  // after / before in time (>1 slower)
   double p_value = 1;                               // the smallest of its sizes'
   std::vector<std::string> context;                 // what differed from the run before
@@ -40,7 +41,7 @@ struct Finding {
 
 struct HistoryResult {
   std::vector<SeriesResult> series;
-  std::vector<Finding> findings;  // changes first (newest first), then outliers
+  std::vector<Finding> findings;  // changes first (newest first), then spells, then outliers
   double series_level = 0;        // the level each series' splits were held to
   int exit_code = 0;              // --gate: 0 ok, 1 slower, 3 could not tell
 };

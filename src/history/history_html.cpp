@@ -44,7 +44,8 @@ std::string us_label(double seconds) {
 }
 
 struct Mark {
-  std::size_t run = 0;             // first run after the change
+  std::size_t run = 0;             // first run after the change, or of the spell
+  std::size_t end_run = 0;         // a spell's first run back (0: a change)
   std::vector<std::string> texts;  // the findings' lines
   std::vector<std::string> context;
 };
@@ -117,6 +118,16 @@ std::string chart(const std::string& panel, const std::vector<const SeriesResult
                                     marks[m].context.empty()
                                         ? std::string("nothing recorded differed")
                                         : fmt::format("{}", fmt::join(marks[m].context, "; ")));
+    if (marks[m].end_run > 0) {  // a spell: its runs shaded, the label at its start
+      const double end = (x_of(static_cast<double>(marks[m].end_run)) +
+                          x_of(static_cast<double>(marks[m].end_run) - 1)) /
+                         2;
+      label = fmt::format("[{}] spell: {}", m + 1, label.substr(label.find(' ') + 1));
+      svg += fmt::format(
+          "<rect class=\"spell-band\" data-run=\"{}\" data-end-run=\"{}\" x=\"{:.1f}\" "
+          "y=\"{}\" width=\"{:.1f}\" height=\"{}\" fill=\"#f3c9c2\" fill-opacity=\"0.45\"/>\n",
+          marks[m].run, marks[m].end_run, x, kTop, end - x, plot_h);
+    }
     const std::string full = label;
     if (label.size() > kMarkLabelChars) label = label.substr(0, kMarkLabelChars - 3) + "...";
     svg += fmt::format(
@@ -193,11 +204,13 @@ std::string history_html(const HistoryResult& h, const std::vector<HistoryRun>& 
   for (const auto& s : h.series) panels[s.series.key.panel()].push_back(&s);
   int index = 0;
   for (const auto& [panel, lines] : panels) {
-    std::map<std::size_t, Mark> by_run;
+    std::map<std::pair<std::size_t, std::size_t>, Mark> by_run;
     for (const auto& f : h.findings) {
-      if (f.kind != "change" || f.panel != panel) continue;
-      Mark& m = by_run[f.run];
+      if (f.kind == "outlier" || f.panel != panel) continue;
+      const std::size_t end = f.kind == "spell" ? f.end_run : 0;
+      Mark& m = by_run[{f.run, end}];
       m.run = f.run;
+      m.end_run = end;
       m.texts.push_back(finding_line(f, runs));
       m.context = f.context;
     }

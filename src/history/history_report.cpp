@@ -43,12 +43,14 @@ std::pair<double, std::size_t> pooled_spread(const HistoryResult& h) {
 std::string history_console(const HistoryResult& h, const std::vector<HistoryRun>& runs,
                             bool gate) {
   std::string out;
-  std::size_t changes = 0, outliers = 0;
-  for (const auto& f : h.findings) (f.kind == "change" ? changes : outliers) += 1;
-  out +=
-      fmt::format("history: {} runs from {} to {}, {} series: {} change{}, {} outlier{}\n",
-                  runs.size(), runs.front().started_utc, runs.back().started_utc, h.series.size(),
-                  changes, changes == 1 ? "" : "s", outliers, outliers == 1 ? "" : "s");
+  std::map<std::string, std::size_t> count;
+  for (const auto& f : h.findings) ++count[f.kind];
+  const auto counted = [&](const char* kind) {
+    return fmt::format("{} {}{}", count[kind], kind, count[kind] == 1 ? "" : "s");
+  };
+  out += fmt::format("history: {} runs from {} to {}, {} series: {}, {}, {}\n", runs.size(),
+                     runs.front().started_utc, runs.back().started_utc, h.series.size(),
+                     counted("change"), counted("spell"), counted("outlier"));
   for (const auto& f : h.findings) out += "  " + finding_line(f, runs) + "\n";
   const auto [sd, df] = pooled_spread(h);
   if (df > 0) {
@@ -89,14 +91,14 @@ std::string history_markdown(const HistoryResult& h, const std::vector<HistoryRu
       h.series.size(), h.series_level, o.change.min_change * 100, o.change.min_segment);
   out +=
       "\n## Series\n\n| point | collective | size | ranks | runs | newest (us) | between runs "
-      "| changes | gate |\n|---|---|---|---|---|---|---|---|---|\n";
+      "| changes | spells | gate |\n|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& s : h.series) {
-    out += fmt::format("| {} | {} {} {} | {} | {} ({}) | {} | {:.3f} | {:.2f}% | {} | {} |\n",
+    out += fmt::format("| {} | {} {} {} | {} | {} ({}) | {} | {:.3f} | {:.2f}% | {} | {} | {} |\n",
                        s.series.label, s.series.key.collective, s.series.key.dtype, s.series.key.op,
                        format_bytes(s.series.key.bytes), s.series.key.nranks, s.series.key.shape,
                        s.series.values.size(), std::exp(s.series.values.back().log_seconds) * 1e6,
                        std::expm1(s.segments.between_run_sd_log) * 100, s.segments.changes.size(),
-                       s.gate);
+                       s.segments.spells.size(), s.gate);
   }
   out += "\n## Runs\n\n| # | started | source |\n|---|---|---|\n";
   for (std::size_t i = 0; i < runs.size(); ++i)
@@ -126,6 +128,16 @@ std::string history_json(const HistoryResult& h, const std::vector<HistoryRun>& 
                          {"p_value", c.p_value},
                          {"notable", c.notable}});
     }
+    nlohmann::json spells = nlohmann::json::array();
+    for (const auto& sp : s.segments.spells) {
+      spells.push_back({{"run", s.series.values[sp.first_run].run},
+                        {"end_run", s.series.values[sp.end_run].run},
+                        {"ratio", std::exp(sp.step_log)},
+                        {"ratio_low", std::exp(sp.step_low_log)},
+                        {"ratio_high", std::exp(sp.step_high_log)},
+                        {"p_value", sp.p_value},
+                        {"notable", sp.notable}});
+    }
     nlohmann::json outliers = nlohmann::json::array();
     for (const auto& x : s.segments.outliers)
       outliers.push_back(
@@ -147,6 +159,7 @@ std::string history_json(const HistoryResult& h, const std::vector<HistoryRun>& 
                       {"gate_note", s.gate_note},
                       {"values", values},
                       {"changes", changes},
+                      {"spells", spells},
                       {"outliers", outliers}});
   }
   nlohmann::json findings = nlohmann::json::array();
@@ -157,6 +170,7 @@ std::string history_json(const HistoryResult& h, const std::vector<HistoryRun>& 
                         {"min_bytes", f.min_bytes},
                         {"max_bytes", f.max_bytes},
                         {"run", f.run},
+                        {"end_run", f.kind == "spell" ? nlohmann::json(f.end_run) : nullptr},
                         {"ratio", f.ratio},
                         {"ratio_low", f.ratio_low},
                         {"ratio_high", f.ratio_high},

@@ -92,7 +92,7 @@ base = read_jsonl(os.path.join(nightly, "night1.jsonl"))
 steady = files.made(os.path.join(root, "steady"), base, [1.00, 1.01, 0.99, 1.00, 1.02, 0.99])
 code, out, err = colltune("history", steady, "--gate")
 check(code == 0, f"6 runs within 2% of each other: exit {code}, expected 0\n{out}{err}")
-check("0 changes, 0 outliers" in out, f"steady runs report findings:\n{out}")
+check("0 changes, 0 spells, 0 outliers" in out, f"steady runs report findings:\n{out}")
 short = files.made(os.path.join(root, "short"), base, [1.0, 1.0, 1.3])
 code, out, err = colltune("history", short, "--gate")
 check(code == 3 and "short:" in out and "a change needs 4" in out,
@@ -108,6 +108,18 @@ stepped = files.made(os.path.join(root, "stepped"), base, [1.00, 1.01, 0.99, 1.0
 code, out, err = colltune("history", stepped, "--gate")
 check(code == 1 and "40% slower" in out and "2026-11-07T02:00:00Z" in out,
       f"two slow newest runs: exit {code}, expected 1 with the step from night 7\n{out}")
+# Three slow nights and then back: a spell dated from its first night to the first night back,
+# not a change, and the gate passes (the newest runs are back at the earlier level).
+spell = files.made(os.path.join(root, "spell"), base,
+                   [1.00, 1.01, 0.99, 1.00, 1.40, 1.42, 1.41, 1.00, 1.01])
+code, out, err = colltune("history", spell, "--gate")
+spells = [line for line in out.splitlines() if "a spell, not a change" in line]
+check(code == 0 and "0 changes" in out and spells,
+      f"a slow spell that came back: exit {code}, expected 0 with a spell\n{out}{err}")
+for line in spells:
+    check("41% slower" in line and "from the run of 2026-11-05T02:00:00Z, back at the earlier "
+          "level from the run of 2026-11-08T02:00:00Z" in line,
+          f"spell not dated nights 5-7 or its step wrong: {line}")
 
 # Bad input: exit 2, one line naming what is wrong, nothing written.
 twice = files.made(os.path.join(root, "twice"), base, [1.0, 1.0, 1.0],

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""history.html in real headless Chromium, measured on the rendered page: 10 runs made from a
-real run, run 4 alone 60% slower and runs 7-10 25% slower with OMPI_MCA_btl set. It loads with
-no console errors; each panel's chart has a line per size; the one change mark stands between
-runs 6 and 7 on every line, its text (naming the knob) inside the chart; the outlying run is
-ringed; no tick label straddles the plot frame; the end labels stand apart; at 1400 px the
-document is no wider than the window. Skipped (77) where Chromium is not installed."""
+"""history.html in real headless Chromium, measured on the rendered page: 16 runs made from a
+real run, run 4 alone 60% slower, runs 7-16 25% slower with OMPI_MCA_btl set, and within them runs
+12-14 a slow spell. It loads with no console errors; each panel's chart has a line per size; the
+change mark stands between runs 6 and 7 on every line, its text (naming the knob) inside the
+chart; the spell is shaded from between runs 11 and 12 to between runs 14 and 15, its mark there;
+the outlying run is ringed; no tick label straddles the plot frame; the end labels stand apart;
+at 1400 px the document is no wider than the window. Skipped (77) where Chromium is not
+installed."""
 import argparse
 import html as html_lib
 import json
@@ -31,7 +33,8 @@ if browser is None:
 root = workdir()
 base = files.real_run(args.colltune, os.path.join(root, "template.jsonl"))
 runs = files.made(os.path.join(root, "runs"), base,
-                  [1.00, 1.01, 0.99, 1.60, 1.00, 1.02, 1.25, 1.26, 1.24, 1.25], env_from=6,
+                  [1.00, 1.01, 0.99, 1.60, 1.00, 1.02, 1.25, 1.26, 1.24, 1.25, 1.25, 1.70,
+                   1.72, 1.71, 1.25, 1.24], env_from=6,
                   env={"OMPI_MCA_btl": "self,tcp"})
 out = os.path.join(root, "out")
 proc = subprocess.run([args.colltune, "history", runs, "--out", out], env=mpi_env(),
@@ -70,7 +73,11 @@ for (const svg of document.querySelectorAll('svg.history')) {
     const run = +c.getAttribute('data-run');
     (points[run] = points[run] || []).push(+c.getAttribute('cx'));
   }
+  const bands = [...svg.querySelectorAll('rect.spell-band')].map(r =>
+      [+r.getAttribute('data-run'), +r.getAttribute('data-end-run'), +r.getAttribute('x'),
+       +r.getAttribute('x') + +r.getAttribute('width')]);
   out.charts.push({lines: svg.querySelectorAll('polyline.series').length, marks, labels, points,
+                   bands,
                    outliers: [...svg.querySelectorAll('circle.outlier')].map(
                        c => +c.getAttribute('data-run')),
                    ends: [...svg.querySelectorAll('text.end-label')].map(t => t.getBBox().y),
@@ -91,14 +98,22 @@ m = json.loads(html_lib.unescape(found[-1])) if found else {"charts": []}
 check(len(m["charts"]) == 2, f"{len(m['charts'])} charts, expected 2 (in-place, out-of-place)")
 for i, c in enumerate(m["charts"]):
     check(c["lines"] == 3, f"chart {i}: {c['lines']} lines, expected 3 (8, 64, 512 B)")
-    check([run for run, _ in c["marks"]] == [6], f"chart {i}: marks at runs {c['marks']}, "
-          "expected one at run index 6")
+    check([run for run, _ in c["marks"]] == [6, 11], f"chart {i}: marks at runs {c['marks']}, "
+          "expected the change at run index 6 and the spell at 11")
+
+    def between(x, run):  # x lies between the points of run index `run - 1` and `run`
+        before, after = c["points"].get(str(run - 1), []), c["points"].get(str(run), [])
+        return before and after and all(b < x for b in before) and all(x < a for a in after)
+
     for run, x in c["marks"]:
-        before, after = c["points"].get("5", []), c["points"].get("6", [])
-        check(before and after and all(b < x for b in before) and all(x < a for a in after),
-              f"chart {i}: the mark at x {x} is not between runs 6 and 7 ({before}, {after})")
-    check(len(c["labels"]) == 1 and "OMPI_MCA_btl" in c["labels"][0][0] and c["labels"][0][1],
-          f"chart {i}: mark label {c['labels']} (must name the knob and lie inside the chart)")
+        check(between(x, run), f"chart {i}: the mark at x {x} is not before run index {run}")
+    check(len(c["labels"]) == 2 and "OMPI_MCA_btl" in c["labels"][0][0] and
+          "spell" in c["labels"][1][0] and all(inside for _, inside in c["labels"]),
+          f"chart {i}: mark labels {c['labels']} (the change's must name the knob, the spell's "
+          "say so, both inside the chart)")
+    check(len(c["bands"]) == 1 and c["bands"][0][:2] == [11, 14] and
+          between(c["bands"][0][2], 11) and between(c["bands"][0][3], 14),
+          f"chart {i}: spell bands {c['bands']}, expected one over run indices 11-13")
     check(c["outliers"] == [3, 3, 3],
           f"chart {i}: outliers ringed at runs {c['outliers']}, expected run 3 on each of 3 lines")
     check(not c["straddle"], f"chart {i}: tick labels across the plot frame: {c['straddle']}")
@@ -110,6 +125,8 @@ check(m.get("width", 1e9) <= m.get("viewport", 0),
 check("the run of 2026-11-07T02:00:00Z" in html and "env OMPI_MCA_btl (unset) -&gt; self,tcp" in html,
       "the page does not date the change or name the knob")
 check("2026-11-04T02:00:00Z alone, an outlier" in html, "the outlier is not in the findings")
+check("from the run of 2026-11-12T02:00:00Z, back at the earlier level from the run of "
+      "2026-11-15T02:00:00Z: a spell, not a change" in html, "the spell is not in the findings")
 
 shot = os.path.join(root, "history.png")
 run = subprocess.run(common + ["--window-size=1400,1800", "--hide-scrollbars",

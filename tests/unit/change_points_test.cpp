@@ -20,14 +20,16 @@ std::vector<double> noise(std::size_t n, double sd, unsigned seed) {
 }
 
 // Hand calculation: split after run 3, means 2 and 12, pooled sd 1 on 4 df, t = 10 / sqrt(2/3) =
-// 12.247; its two-sided t(4) tail 2.552e-4 (numeric integral of the t(4) density) times 3 splits
-// is 7.66e-4. Interval half-width t(4, 0.975) 2.7764 * sqrt(2/3) = 2.2670.
+// 12.247; its two-sided t(4) tail 2.552e-4 (numeric integral of the t(4) density) times 9
+// candidates (3 splits with 2 runs a side, 6 intervals of 2+ runs with a run on each side) is
+// 2.297e-3. Interval half-width t(4, 0.975) 2.7764 * sqrt(2/3) = 2.2670.
 TEST(ChangePoints, HandCalculatedSplit) {
   const Segmentation s = segment_series({1, 2, 3, 11, 12, 13}, {});
   ASSERT_EQ(s.changes.size(), 1u);
   EXPECT_EQ(s.changes[0].first_run, 3u);
   EXPECT_DOUBLE_EQ(s.changes[0].step_log, 10);
-  EXPECT_NEAR(s.changes[0].p_value, 7.6565e-4, 2e-7);
+  EXPECT_NEAR(s.changes[0].p_value, 2.29695e-3, 5e-7);
+  EXPECT_TRUE(s.spells.empty());
   EXPECT_NEAR(s.changes[0].step_high_log - 10, 2.2670, 1e-3);
   EXPECT_NEAR(s.changes[0].step_low_log, 10 - 2.2670, 1e-3);
   EXPECT_EQ(s.changes[0].before_runs, 3u);
@@ -38,13 +40,85 @@ TEST(ChangePoints, HandCalculatedSplit) {
   EXPECT_TRUE(s.outliers.empty());
 }
 
-// Identical runs with noise: the series holds no change at the stated level in at least 95% of
-// cases (Bonferroni over the splits makes it conservative).
+// Hand calculation: runs 4 and 5 at 10 and 11 among 0, 1, 0, 1 and 0, 1. Inside mean 10.5
+// (squares 0.5), around 0.5 (squares 1.5): pooled sd sqrt(2 / 6), t = 10 / (sd sqrt(1/2 + 1/6))
+// = 21.213; the t(6) tail 3.5771e-7 (numeric integral), two-sided, times 20 candidates (5 splits,
+// 15 intervals) is 1.4308e-5. Half-width t(6, 0.975) 2.44691 * sd * sqrt(2/3) = 1.15349.
+TEST(ChangePoints, HandCalculatedSpell) {
+  const Segmentation s = segment_series({0, 1, 0, 1, 10, 11, 0, 1}, {});
+  EXPECT_TRUE(s.changes.empty());
+  EXPECT_TRUE(s.outliers.empty());
+  ASSERT_EQ(s.spells.size(), 1u);
+  EXPECT_EQ(s.spells[0].first_run, 4u);
+  EXPECT_EQ(s.spells[0].end_run, 6u);
+  EXPECT_DOUBLE_EQ(s.spells[0].step_log, 10);
+  EXPECT_NEAR(s.spells[0].p_value, 1.43085e-5, 2e-9);
+  EXPECT_NEAR(s.spells[0].step_high_log - 10, 1.15349, 1e-4);
+  EXPECT_NEAR(10 - s.spells[0].step_low_log, 1.15349, 1e-4);
+  EXPECT_EQ(s.spells[0].inside_runs, 2u);
+  EXPECT_EQ(s.spells[0].around_runs, 6u);
+  EXPECT_TRUE(s.spells[0].notable);
+  // Segments {0,1,0,1}, {10,11}, {0,1}: squares 1 + 0.5 + 0.5 on 3 + 1 + 1 df.
+  EXPECT_NEAR(s.between_run_sd_log, std::sqrt(2.0 / 5), 1e-12);
+  EXPECT_EQ(s.between_run_df, 5u);
+}
+
+// Four slow runs and then one back at the earlier level: a spell ending at the newest run, never
+// a change; the same four runs with the series staying there are a change.
+TEST(ChangePoints, ALevelThatComesBackIsASpell) {
+  for (unsigned seed = 1; seed <= 50; ++seed) {
+    auto x = noise(12, 0.02, seed);
+    for (std::size_t i = 7; i < 11; ++i) x[i] += 0.3;
+    // Cuts too small to be findings may still fall inside the spell; only notable ones count.
+    const auto notable_spells = [](const Segmentation& s) {
+      std::vector<Spell> out;
+      for (const auto& sp : s.spells)
+        if (sp.notable) out.push_back(sp);
+      return out;
+    };
+    const auto notable_changes = [](const Segmentation& s) {
+      std::vector<ChangePoint> out;
+      for (const auto& c : s.changes)
+        if (c.notable) out.push_back(c);
+      return out;
+    };
+    Segmentation s = segment_series(x, {});
+    EXPECT_TRUE(notable_changes(s).empty()) << seed;
+    const auto spells = notable_spells(s);
+    ASSERT_EQ(spells.size(), 1u) << seed;
+    EXPECT_EQ(spells[0].first_run, 7u);
+    EXPECT_EQ(spells[0].end_run, 11u);
+    EXPECT_GT(spells[0].step_low_log, 0.2);
+    x[11] += 0.3;
+    s = segment_series(x, {});
+    EXPECT_TRUE(notable_spells(s).empty()) << seed;
+    const auto changes = notable_changes(s);
+    ASSERT_EQ(changes.size(), 1u) << seed;
+    EXPECT_EQ(changes[0].first_run, 7u);
+  }
+}
+
+// Up 30% and then down to 15% above the start: not back at the earlier level, so two changes.
+TEST(ChangePoints, ALevelThatMovesOnIsTwoChanges) {
+  auto x = noise(18, 0.01, 4);
+  for (std::size_t i = 6; i < 12; ++i) x[i] += std::log(1.3);
+  for (std::size_t i = 12; i < 18; ++i) x[i] += std::log(1.15);
+  const Segmentation s = segment_series(x, {});
+  EXPECT_TRUE(s.spells.empty());
+  ASSERT_EQ(s.changes.size(), 2u);
+  EXPECT_EQ(s.changes[0].first_run, 6u);
+  EXPECT_EQ(s.changes[1].first_run, 12u);
+  EXPECT_GT(s.changes[0].step_log, 0);
+  EXPECT_LT(s.changes[1].step_log, 0);
+}
+
+// Identical runs with noise: the series holds no change and no spell at the stated level in at
+// least 95% of cases (Bonferroni over the candidates makes it conservative).
 TEST(ChangePoints, NoiseAloneRarelyMakesAChange) {
   int with_change = 0, with_outlier = 0;
   for (unsigned seed = 1; seed <= 400; ++seed) {
     const Segmentation s = segment_series(noise(16, 0.03, seed), {});
-    with_change += !s.changes.empty();
+    with_change += !s.changes.empty() || !s.spells.empty();
     with_outlier += !s.outliers.empty();
   }
   EXPECT_LE(with_change, 20);  // 5% of 400
@@ -72,7 +146,7 @@ TEST(ChangePoints, OneStepIsFoundWhereItIs) {
     ++alone;
     covered +=
         s.changes[0].step_low_log < std::log(1.18) && s.changes[0].step_high_log > std::log(1.18);
-    EXPECT_LT(s.changes[0].p_value, 1e-6);
+    EXPECT_LT(s.changes[0].p_value, 1e-5);  // ~1e-8 before 104 candidates' Bonferroni
     // The spread between runs is the noise's, not inflated by the step.
     EXPECT_NEAR(s.between_run_sd_log, 0.02, 0.012);
   }

@@ -20,6 +20,7 @@ import itertools
 import json
 import os
 import random
+import shutil
 import subprocess
 import tempfile
 import time
@@ -37,7 +38,7 @@ def parse_args():
     parser.add_argument("--reuse", metavar="DIR",
                         help="parts 1 and 2 read the runs an earlier bench left in DIR (its 'files "
                              "under' line) instead of launching new ones: the same runs judged "
-                             "again, after a change to the method")
+                             "again, after a change to the method; part 3 its sweeps")
     return parser.parse_args()
 
 
@@ -118,9 +119,9 @@ benchmark: {backends: [mpi], collectives: [allreduce, alltoall], min_bytes: 64K,
             step_factor: 4, iters: 20, samples: 10}
 axes: {np: [2], bind_to: [core]}
 """)
-    results = os.path.join(work, "sweeps")
-    stores = []
-    for _ in range(args.sweeps):
+    results = os.path.join(args.reuse or work, "sweeps")
+    stores = sorted(os.path.join(results, n) for n in os.listdir(results)) if args.reuse else []
+    for _ in range(0 if args.reuse else args.sweeps):
         before = set(os.listdir(results)) if os.path.isdir(results) else set()
         proc = subprocess.run([args.colltune, "sweep", spec, "--results", results],
                               capture_output=True, text=True, timeout=1800)
@@ -130,6 +131,7 @@ axes: {np: [2], bind_to: [core]}
         stores.append(os.path.join(results, new))
         time.sleep(1.1)
     floor_dir = os.path.join(work, "drift-history")
+    shutil.rmtree(floor_dir, ignore_errors=True)
     subprocess.run([args.colltune, "history", *stores, "--out", floor_dir], capture_output=True,
                    text=True, timeout=600, check=True)
     with open(os.path.join(floor_dir, "history.json")) as f:
@@ -143,7 +145,7 @@ axes: {np: [2], bind_to: [core]}
                            capture_output=True, text=True)
         floored.append(q.returncode)
     pairs = len(plain)
-    print(f"drift: {args.sweeps} identical sweeps (3 launches each), {pairs} pairs: "
+    print(f"drift: {len(stores)} identical sweeps (3 launches each), {pairs} pairs: "
           f"{plain.count(1)} exit 1 with compare's defaults ({warned} of them warned that each "
           f"side's launches began within minutes); {floored.count(1)} exit 1 with "
           f"--noise-floor from their history (spread between runs {100 * (2.718281828 ** sd - 1):.1f}%"

@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <tuple>
 
 #include "core/decision.hpp"
 
@@ -149,6 +150,21 @@ std::pair<double, double> step_and_half(const Moments& a, const Moments& b) {
 
 }  // namespace
 
+std::pair<double, std::size_t> drift_spread(const std::vector<double>& x,
+                                            const std::vector<std::size_t>& cuts) {
+  std::vector<std::size_t> bounds{0};
+  bounds.insert(bounds.end(), cuts.begin(), cuts.end());
+  bounds.push_back(x.size());
+  double squares = 0;
+  std::size_t df = 0;
+  for (std::size_t s = 0; s + 1 < bounds.size(); ++s) {
+    const Moments m = moments(x, bounds[s], bounds[s + 1]);
+    squares += m.squares;
+    if (m.n > 1) df += static_cast<std::size_t>(m.n) - 1;
+  }
+  return {df > 0 ? std::sqrt(squares / static_cast<double>(df)) : 0, df};
+}
+
 std::size_t min_runs_for_change(const ChangePointOptions& o) {
   return std::max<std::size_t>(2 * o.min_segment, 3);
 }
@@ -222,18 +238,6 @@ Segmentation segment_series(const std::vector<double>& x, const ChangePointOptio
   std::vector<std::size_t> bounds{0};
   bounds.insert(bounds.end(), cuts.begin(), cuts.end());
   bounds.push_back(y.size());
-  // The spread counts the outliers, each in the segment its run falls in: a bad night is part
-  // of the drift a comparison of two single runs faces.
-  double squares = 0;
-  for (std::size_t s = 0; s + 1 < bounds.size(); ++s) {
-    const std::size_t lo = s == 0 ? 0 : run_of[bounds[s]];
-    const std::size_t hi = s + 2 == bounds.size() ? n : run_of[bounds[s + 1]];
-    const Moments m = moments(x, lo, hi);
-    squares += m.squares;
-    if (m.n > 1) out.between_run_df += static_cast<std::size_t>(m.n) - 1;
-  }
-  if (out.between_run_df > 0)
-    out.between_run_sd_log = std::sqrt(squares / static_cast<double>(out.between_run_df));
   // An interval whose final segments all stay within min_change of its mean (cuts inside it too
   // small to be findings do not split it) is a spell: the series came back, and its two cuts are
   // not changes. Unless the segments on its two sides are shown to differ by min_change or more
@@ -273,6 +277,13 @@ Segmentation segment_series(const std::vector<double>& x, const ChangePointOptio
   }
   std::sort(out.spells.begin(), out.spells.end(),
             [](const Spell& a, const Spell& b) { return a.first_run < b.first_run; });
+  // The spread counts the outliers, each in the segment its run falls in, and a spell in the
+  // segment around it: a bad night, or a few, is part of the drift a comparison of two single
+  // runs faces.
+  std::vector<std::size_t> drift_cuts;
+  for (std::size_t c = 1; c + 1 < bounds.size(); ++c)
+    if (!spell_cut[c]) drift_cuts.push_back(run_of[bounds[c]]);
+  std::tie(out.between_run_sd_log, out.between_run_df) = drift_spread(x, drift_cuts);
   for (std::size_t c = 1; c + 1 < bounds.size(); ++c) {
     if (spell_cut[c]) continue;
     const Moments a = moments(y, bounds[c - 1], bounds[c]);

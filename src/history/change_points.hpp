@@ -8,6 +8,7 @@
 // false-alarm rate and limits: docs/history.md. Pure functions; any thread.
 
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 namespace colltune {
@@ -57,14 +58,20 @@ struct Segmentation {
   std::vector<Outlier> outliers;     // ascending by run
   std::vector<ChangePoint> changes;  // ascending by first_run; a spell's two ends are not here
   std::vector<Spell> spells;         // ascending by first_run
-  double between_run_sd_log = 0;     // pooled sd of log run values within segments, outliers in
-  std::size_t between_run_df = 0;    // its degrees of freedom
-  double first_split_p = 1;          // the whole series' best split, before the level
+  double between_run_sd_log =
+      0;  // pooled sd of log run values within segments, outliers and spells in
+  std::size_t between_run_df = 0;  // its degrees of freedom
+  double first_split_p = 1;        // the whole series' best split, before the level
 };
 
 // `log_values`: log of each run's value (time), oldest first. `level` may be lowered by the
 // caller to hold a family of series together (history adjusts it over series).
 Segmentation segment_series(const std::vector<double>& log_values, const ChangePointOptions& o);
+
+// The pooled sd of log run values within the stretches `cuts` (first run of each, ascending)
+// leave, and its degrees of freedom: the spread between runs.
+std::pair<double, std::size_t> drift_spread(const std::vector<double>& log_values,
+                                            const std::vector<std::size_t>& cuts);
 
 // The runs a series needs before a change with min_segment runs on each side can be told.
 std::size_t min_runs_for_change(const ChangePointOptions& o);

@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "core/decision.hpp"
 #include "core/sizes.hpp"
@@ -281,6 +282,25 @@ HistoryResult analyse_history(const std::vector<HistoryRun>& runs, const History
     h.series.push_back(std::move(r));
   }
   h.exit_code = slower ? 1 : (gap && !o.allow_incomplete ? 3 : 0);
+  // The spread between runs, for compare's noise floor, is the machine's drift: a change with
+  // nothing recorded differing (a level shift of the machine's own) is part of it; only changes
+  // that came with a recorded cause cut the series for it.
+  for (auto& r : h.series) {
+    const auto& values = r.series.values;
+    const std::string& point = r.series.key.point_id;
+    const auto skip = ignore.find(point);
+    std::vector<std::size_t> explained;
+    for (const auto& c : r.segments.changes) {
+      const auto differed =
+          context_changes(run_context(runs[values[c.first_run - 1].run], point),
+                          run_context(runs[values[c.first_run].run], point),
+                          skip == ignore.end() ? std::set<std::string>{} : skip->second);
+      if (!differed.empty()) explained.push_back(c.first_run);
+    }
+    std::vector<double> x;
+    for (const auto& v : values) x.push_back(v.log_seconds);
+    std::tie(r.segments.between_run_sd_log, r.segments.between_run_df) = drift_spread(x, explained);
+  }
   std::map<std::string, std::vector<SeriesResult*>> panels;  // sizes ascending (series order)
   for (auto& r : h.series) panels[r.series.key.panel()].push_back(&r);
   std::vector<Finding> changes, spells, outliers;

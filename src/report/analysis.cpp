@@ -64,7 +64,10 @@ bool same_launches(const Cell& a, const Cell& b) {
 
 // Where the fastest point raced, the race's decision stands: it won (every rival eliminated at
 // 99%, paired turn by turn), or it is tied or undecided with its fellows, and then nothing is
-// named; a tie that holds the baseline keeps the baseline.
+// named; a tie that holds the baseline keeps the baseline. Where the race eliminated the
+// baseline, the fastest of those left is named: it beat the baseline (the best at the
+// baseline's elimination is among those left, and the rest are not shown apart from it), and
+// keeping the library's choice would keep the one setting shown to be slower.
 void apply_race(SizeVerdict& v, const Panel& panel) {
   const auto race_of = [&](const std::string& id) { return panel.cells.at(id).at(v.bytes).race; };
   v.race = race_of(v.fastest);
@@ -88,6 +91,13 @@ void apply_race(SizeVerdict& v, const Panel& panel) {
     v.fastest = *v.baseline;
     v.baseline_fastest = true;
     v.margin_over_baseline = 0;
+    return;
+  }
+  if (v.baseline && *v.baseline != v.fastest && panel.cells.count(*v.baseline) &&
+      panel.cells.at(*v.baseline).count(v.bytes) &&
+      race_of(*v.baseline) == RaceOutcome::kEliminated) {
+    v.significant = true;
+    v.baseline_eliminated = true;
   }
 }
 

@@ -76,7 +76,8 @@ struct SizeVerdict {
   std::optional<double> margin_over_baseline;  // baseline time / fastest time - 1
   std::optional<std::string> baseline;         // the fastest point's group's baseline
   bool baseline_fastest = false;               // nothing beat the library's own choice
-  PairTest test;       // fastest against its baseline (or the runner-up without one)
+  bool baseline_eliminated = false;  // a tied or undecided race left it out: fastest named
+  PairTest test;                     // fastest against its baseline (or the runner-up without one)
   double p_value = 1;  // test.p_faster adjusted over the panel's sizes (Benjamini-Hochberg)
   // The fastest beats its rival (its baseline; the runner-up where it is the baseline or has
   // none) with adjusted p < level. Only then is it named; tune also needs !baseline_fastest.
@@ -85,7 +86,8 @@ struct SizeVerdict {
   std::vector<std::string> tied;  // points not significantly slower than the fastest
   // Racing, where the points raced in one launch: the fastest's outcome (won: significant;
   // tied or undecided: not, and `tied` lists its fellows; a tie that holds the baseline keeps
-  // it), and the points the race eliminated, which are never the fastest.
+  // it; one the baseline was eliminated from names the fastest, significant), and the points the
+  // race eliminated, which are never the fastest.
   RaceOutcome race = RaceOutcome::kNotRaced;
   std::vector<std::string> eliminated;
 };

@@ -61,6 +61,8 @@ std::string distinct(const Dataset& d, const std::vector<std::string>& path) {
 
 using Labeler = std::function<std::string(const std::string&)>;
 
+constexpr const char* kBaselineOut = ", the baseline eliminated: the fastest left beat it";
+
 std::string significance_text(const SizeVerdict& v, const Panel& panel, const Labeler& label_of) {
   if (v.race != RaceOutcome::kNotRaced) {
     std::vector<std::string> dropped;
@@ -87,10 +89,12 @@ std::string significance_text(const SizeVerdict& v, const Panel& panel, const La
       case RaceOutcome::kWon:
         return fmt::format("yes, race won at turn {}{}", turn, out);
       case RaceOutcome::kTied:
-        return fmt::format("race tied at turn {}{}{}", turn,
-                           v.baseline_fastest ? ", the baseline among them: keep it" : "", out);
+        return fmt::format("race tied at turn {}{}{}{}", turn,
+                           v.baseline_fastest ? ", the baseline among them: keep it" : "",
+                           v.baseline_eliminated ? kBaselineOut : "", out);
       default:
-        return fmt::format("race undecided: budget of {} turns spent{}", turn, out);
+        return fmt::format("race undecided: budget of {} turns spent{}{}", turn,
+                           v.baseline_eliminated ? kBaselineOut : "", out);
     }
   }
   if (!v.runner_up) return "only one configuration";

@@ -58,9 +58,10 @@ TEST(ChangePoints, HandCalculatedSpell) {
   EXPECT_EQ(s.spells[0].inside_runs, 2u);
   EXPECT_EQ(s.spells[0].around_runs, 6u);
   EXPECT_TRUE(s.spells[0].notable);
-  // Segments {0,1,0,1}, {10,11}, {0,1}: squares 1 + 0.5 + 0.5 on 3 + 1 + 1 df.
-  EXPECT_NEAR(s.between_run_sd_log, std::sqrt(2.0 / 5), 1e-12);
-  EXPECT_EQ(s.between_run_df, 5u);
+  // The spread counts the spell as drift: one segment, mean 3, squares 9+4+9+4+49+64+9+4 = 152
+  // on 7 df.
+  EXPECT_NEAR(s.between_run_sd_log, std::sqrt(152.0 / 7), 1e-12);
+  EXPECT_EQ(s.between_run_df, 7u);
 }
 
 // Four slow runs and then one back at the earlier level: a spell ending at the newest run, never

@@ -12,6 +12,7 @@
 #include "report/analysis.hpp"
 #include "report/console_reporter.hpp"
 #include "report/escape.hpp"
+#include "report/tune.hpp"
 #include "report/view.hpp"
 #include "store/atomic_file.hpp"
 #include "store/record.hpp"
@@ -345,6 +346,40 @@ TEST(RacedVerdicts, AnUndecidedRaceNamesNoWinner) {
   EXPECT_EQ(verdicts[0].fastest, "b");
   EXPECT_FALSE(verdicts[0].significant);
   EXPECT_EQ(verdicts[0].tied, (std::vector<std::string>{"a"}));
+}
+
+// The baseline (a) eliminated, b and c tied: both beat it, so the fastest is named (and written
+// by tune) instead of keeping the one setting the race showed to be slower.
+TEST(RacedVerdicts, ATieTheBaselineWasEliminatedFromNamesTheFastestLeft) {
+  const Dataset d = raced({RaceOutcome::kEliminated, RaceOutcome::kTied, RaceOutcome::kTied},
+                          {3e-6, 1.02e-6, 1e-6});
+  const auto verdicts = winners(build_panels(d)[0], d);
+  ASSERT_EQ(verdicts.size(), 1u);
+  EXPECT_EQ(verdicts[0].fastest, "c");
+  EXPECT_TRUE(verdicts[0].significant);
+  EXPECT_TRUE(verdicts[0].baseline_eliminated);
+  EXPECT_FALSE(verdicts[0].baseline_fastest);
+  EXPECT_EQ(verdicts[0].tied, (std::vector<std::string>{"b"}));
+  const ReportView view = make_report_view(d);
+  ASSERT_FALSE(view.panels.empty());
+  ASSERT_FALSE(view.panels[0].winners.empty());
+  EXPECT_EQ(view.panels[0].winners[0].significance,
+            "race tied at turn 20, the baseline eliminated: the fastest left beat it; eliminated: "
+            "a (turn 8)");
+  // c sets algorithm 3 (point k sets k + 1): the rule names it, not Open MPI's choice (0).
+  const std::string rules = emit_ompi_rules(d);
+  EXPECT_NE(rules.find("\n0 3 0 0\n"), std::string::npos) << rules;
+}
+
+// Undecided among b and c, the baseline eliminated: the same.
+TEST(RacedVerdicts, AnUndecidedRaceWithoutTheBaselineNamesTheFastestLeft) {
+  const Dataset d =
+      raced({RaceOutcome::kEliminated, RaceOutcome::kUndecided, RaceOutcome::kUndecided},
+            {3e-6, 1e-6, 1.1e-6});
+  const auto verdicts = winners(build_panels(d)[0], d);
+  ASSERT_EQ(verdicts.size(), 1u);
+  EXPECT_EQ(verdicts[0].fastest, "b");
+  EXPECT_TRUE(verdicts[0].significant);
 }
 
 // Many eliminated: counted with the turns they went out at, not listed (the tied column says who

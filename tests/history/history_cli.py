@@ -5,8 +5,10 @@ would leave them; then the gate's other answers and its bad input on files made 
 with hand-chosen times."""
 import argparse
 import json
+import math
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 
@@ -61,6 +63,14 @@ for s in hist["series"]:
     check(len(at_tcp) == 1, f"series {s['bytes']} B: changes {s['changes']}, expected one at run "
           "index 5 (night 6) more than 2x slower")
     check(s["gate"] == "slower", f"series {s['bytes']} B gate {s['gate']}")
+    # The spread between runs is cut at the TCP change (its cause, the btl knob, is recorded)
+    # and nowhere else: pooled sd of the logged run values on nights 1-5 and 6-8.
+    logs = [math.log(v["seconds"]) for v in s["values"]]
+    sides = [logs[:5], logs[5:]]
+    squares = sum(sum((x - statistics.fmean(side)) ** 2 for x in side) for side in sides)
+    check(s["between_run_df"] == 6 and abs(s["between_run_sd_log"] - math.sqrt(squares / 6)) < 1e-9,
+          f"series {s['bytes']} B spread {s['between_run_sd_log']} on {s['between_run_df']} df, "
+          f"expected {math.sqrt(squares / 6)} on 6 (cut at night 6 only)")
 check(os.path.exists(os.path.join(out_dir, "history.md")), "history.md not written")
 md = open(os.path.join(out_dir, "history.md")).read()
 check(md.index("## Findings") < md.index("## Series"), "history.md does not lead with findings")
@@ -105,9 +115,17 @@ check(code == 3 and "outlier:" in out and "the next run tells" in out,
       f"a lone slow newest run: exit {code}, expected 3 (outlier)\n{out}")
 check("an outlier, not a change" in out, f"the newest run is not reported as an outlier:\n{out}")
 stepped = files.made(os.path.join(root, "stepped"), base, [1.00, 1.01, 0.99, 1.00, 1.02, 0.99, 1.40, 1.41])
-code, out, err = colltune("history", stepped, "--gate")
+code, out, err = colltune("history", stepped, "--gate", "--out", os.path.join(root, "stepped-out"))
 check(code == 1 and "40% slower" in out and "2026-11-07T02:00:00Z" in out,
       f"two slow newest runs: exit {code}, expected 1 with the step from night 7\n{out}")
+# Nothing recorded differed at that step: it is the machine's own, so the spread between runs
+# (compare's noise floor) spans all 8 runs: the sd of the logs of the factors, on 7 df.
+factors = [1.00, 1.01, 0.99, 1.00, 1.02, 0.99, 1.40, 1.41]
+expected_sd = statistics.stdev(math.log(f) for f in factors)
+for s in json.load(open(os.path.join(root, "stepped-out", "history.json")))["series"]:
+    check(s["between_run_df"] == 7 and abs(s["between_run_sd_log"] - expected_sd) < 1e-6,
+          f"unexplained step: spread {s['between_run_sd_log']} on {s['between_run_df']} df, "
+          f"expected {expected_sd} on 7")
 # Three slow nights and then back: a spell dated from its first night to the first night back,
 # not a change, and the gate passes (the newest runs are back at the earlier level).
 spell = files.made(os.path.join(root, "spell"), base,

@@ -38,8 +38,12 @@ bool is_outlier(const SeriesResult& s, std::size_t value) {
 // inside), -1 neither.
 using SideOf = std::function<int(const SeriesResult&, std::size_t event, std::size_t value)>;
 
+// A change's sides run to the changes next to it; a spell's runs on either side are left out, as
+// outliers are: the levels the change joins are those the series came back to.
 int change_side(const SeriesResult& s, std::size_t change, std::size_t value) {
   const Bounds b = bounds_of(s, change);
+  for (const auto& sp : s.segments.spells)
+    if (value >= sp.first_run && value < sp.end_run) return -1;
   return value < b.lo || value >= b.hi ? -1 : (value < b.at ? 0 : 1);
 }
 

@@ -10,9 +10,11 @@ installed."""
 import argparse
 import html as html_lib
 import json
+import math
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 
@@ -124,6 +126,15 @@ check(m.get("width", 1e9) <= m.get("viewport", 0),
       f"document {m.get('width')} px wide in a {m.get('viewport')} px window")
 check("the run of 2026-11-07T02:00:00Z" in html and "env OMPI_MCA_btl (unset) -&gt; self,tcp" in html,
       "the page does not date the change or name the knob")
+# The change's step is the made factors' geometric means, after (runs 7-11 and 15-16) over before
+# (runs 1-6 without the outlier): the spell's runs and the outlier are not in it.
+factors = [1.00, 1.01, 0.99, 1.60, 1.00, 1.02, 1.25, 1.26, 1.24, 1.25, 1.25, 1.70, 1.72, 1.71,
+           1.25, 1.24]
+geo = lambda xs: math.exp(statistics.fmean(math.log(x) for x in xs))  # noqa: E731
+step = geo(factors[6:11] + factors[14:]) / geo(factors[:3] + factors[4:6])
+check(re.search(rf"\b{round((step - 1) * 100)}% slower \[\d+, \d+\] from the run of "
+                r"2026-11-07T02:00:00Z", html),
+      f"the change is not {(step - 1) * 100:.1f}% slower from night 7 (spell runs in its step?)")
 check("2026-11-04T02:00:00Z alone, an outlier" in html, "the outlier is not in the findings")
 check("from the run of 2026-11-12T02:00:00Z, back at the earlier level from the run of "
       "2026-11-15T02:00:00Z: a spell, not a change" in html, "the spell is not in the findings")

@@ -121,15 +121,11 @@ std::string gate_of(SeriesResult& s, const std::vector<HistoryRun>& runs,
                               min_runs_for_change(o), o.min_segment);
     return "short";
   }
-  for (const auto& out : s.segments.outliers) {
-    if (out.run + 1 == v.size() && out.off_log > 0) {
-      s.gate_note = fmt::format(
-          "the newest run alone is {:.0f}% slower than the runs around it ({:.1f} robust sds): "
-          "a change or one bad run; the next run tells",
-          std::expm1(out.off_log) * 100, out.z);
-      return "outlier";
-    }
-  }
+  // A slower change the newest run is part of decides first: a newest run off the runs around
+  // it on top of a regression (one slow night at the new level) does not hide the regression.
+  const Outlier* slow_newest = nullptr;
+  for (const auto& out : s.segments.outliers)
+    if (out.run + 1 == v.size() && out.off_log > 0) slow_newest = &out;
   const auto& c = s.segments.changes;
   for (std::size_t i = c.size(); i-- > 0;) {
     if (!c[i].notable) continue;
@@ -141,9 +137,20 @@ std::string gate_of(SeriesResult& s, const std::vector<HistoryRun>& runs,
           "p {:.2g})",
           std::expm1(step) * 100, runs[v[c[i].first_run].run].started_utc,
           v.size() - c[i].first_run, v.size(), c[i].p_value);
+      if (slow_newest)
+        s.gate_note +=
+            fmt::format("; the newest run is {:.0f}% slower again than the runs around it",
+                        std::expm1(slow_newest->off_log) * 100);
       return "slower";
     }
     break;
+  }
+  if (slow_newest) {
+    s.gate_note = fmt::format(
+        "the newest run alone is {:.0f}% slower than the runs around it ({:.1f} robust sds): "
+        "a change or one bad run; the next run tells",
+        std::expm1(slow_newest->off_log) * 100, slow_newest->z);
+    return "outlier";
   }
   return "ok";
 }

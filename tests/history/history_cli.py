@@ -118,6 +118,12 @@ stepped = files.made(os.path.join(root, "stepped"), base, [1.00, 1.01, 0.99, 1.0
 code, out, err = colltune("history", stepped, "--gate", "--out", os.path.join(root, "stepped-out"))
 check(code == 1 and "40% slower" in out and "2026-11-07T02:00:00Z" in out,
       f"two slow newest runs: exit {code}, expected 1 with the step from night 7\n{out}")
+# A slow newest run on top of a step (one more bad night at the new, slower level): the step
+# decides the gate, as in the CI run whose 8th night read 2x the TCP nights before it.
+worse = files.made(os.path.join(root, "worse"), base, [1.00, 1.01, 0.99, 1.00, 1.02, 10.0, 10.1, 25.0])
+code, out, err = colltune("history", worse, "--gate")
+check(code == 1 and "slower:" in out and "slower again than the runs around it" in out,
+      f"a slow newest run after a step: exit {code}, expected 1 (slower, not outlier)\n{out}")
 # Nothing recorded differed at that step: it is the machine's own, so the spread between runs
 # (compare's noise floor) spans all 8 runs: the sd of the logs of the factors, on 7 df.
 factors = [1.00, 1.01, 0.99, 1.00, 1.02, 0.99, 1.40, 1.41]

@@ -99,9 +99,10 @@ int verify_command(const std::vector<std::string>& args) {
   VerifyArgs a;
   CLI::App app("colltune verify: a tuned file applied against the defaults, in fresh launches",
                "colltune verify");
-  use_colltune_help(app,
-                    "Exit codes: 0 nowhere significantly slower; 1 slower somewhere (the rows "
-                    "not to deploy are named); 3 could not tell; 2 bad input.");
+  use_colltune_help(
+      app,
+      "Exit codes: 0 nowhere shown slower by more than 5%; 1 slower somewhere (the rows "
+      "not to deploy are named); 3 could not tell; 2 bad input.");
   app.add_option("tuned", a.tuned, "a file from tune --emit ompi-rules, nccl-plugin or env")
       ->required();
   app.add_option("--np", a.np, "ranks of each launch (default: the file's rank count)");

@@ -7,8 +7,8 @@
 
 namespace colltune {
 
-// Exit: 0 nowhere significantly slower, 1 slower somewhere (naming the rows), 3 could not tell,
-// 2 bad input; what a sweep's launches return when they could not all run (3, 130).
+// Exit: 0 nowhere shown slower by more than 5%, 1 slower somewhere (naming the rows), 3 could not
+// tell, 2 bad input; what a sweep's launches return when they could not all run (3, 130).
 int verify_command(const std::vector<std::string>& args);
 
 }  // namespace colltune

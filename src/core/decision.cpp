@@ -64,6 +64,7 @@ LaunchTest test_launches(const LaunchSamples& base, const LaunchSamples& cand,
     t.p_slower = boost::math::cdf(boost::math::complement(z, stat));
     t.p_faster = boost::math::cdf(z, stat);
     half_width = boost::math::quantile(boost::math::complement(z, 0.025)) * se;
+    t.log_se = se;
     t.method = "noise floor";
   } else if (both_spread) {
     // Welch: each side its own variance; Welch-Satterthwaite degrees of freedom.
@@ -77,6 +78,8 @@ LaunchTest test_launches(const LaunchSamples& base, const LaunchSamples& cand,
     t.p_slower = boost::math::cdf(boost::math::complement(dist, stat));
     t.p_faster = boost::math::cdf(dist, stat);
     half_width = boost::math::quantile(boost::math::complement(dist, 0.025)) * se;
+    t.log_se = se;
+    t.df = df;
     t.method = "welch";
   } else {
     t.why_not = "one launch on a side cannot show launch-to-launch noise";
@@ -85,6 +88,14 @@ LaunchTest test_launches(const LaunchSamples& base, const LaunchSamples& cand,
   t.ratio_low = std::exp(diff - half_width);
   t.ratio_high = std::exp(diff + half_width);
   return t;
+}
+
+double p_slower_beyond(const LaunchTest& t, double max_ratio) {
+  if (t.method.empty() || t.log_se <= 0 || t.ratio <= 0) return 1;
+  const double stat = (std::log(t.ratio) - std::log(max_ratio)) / t.log_se;
+  if (t.df > 0)
+    return boost::math::cdf(boost::math::complement(boost::math::students_t(t.df), stat));
+  return boost::math::cdf(boost::math::complement(boost::math::normal(), stat));
 }
 
 LaunchTest test_runs(const LaunchSamples& base, const LaunchSamples& cand, double run_sd,
@@ -106,6 +117,8 @@ LaunchTest test_runs(const LaunchSamples& base, const LaunchSamples& cand, doubl
   t.ratio = std::exp(diff);
   t.ratio_low = std::exp(diff - half);
   t.ratio_high = std::exp(diff + half);
+  t.log_se = std::max(run_sd, kMinLaunchSd) * std::sqrt(2.0);
+  t.df = run_df >= 1 ? run_df : 0;
   t.method = "between runs";
   return t;
 }

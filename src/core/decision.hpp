@@ -17,6 +17,8 @@ struct LaunchTest {
   double ratio = 0;  // geometric mean of candidate launch medians over the baseline's (>1 slower)
   double ratio_low = 0, ratio_high = 0;  // its 95% interval (0 when not decidable)
   double p_slower = 1, p_faster = 1;     // one-sided p-values
+  double log_se = 0;                     // standard error of the log ratio (0 when not decidable)
+  double df = 0;                         // its degrees of freedom; 0 for the noise floor's normal
   std::string method;   // "welch" or "noise floor"; empty when the data cannot decide
   std::string why_not;  // when method is empty: what is missing
 };
@@ -31,6 +33,11 @@ inline constexpr double kMinLaunchSd = 1e-3;
 // launch against one. Pure function; any thread.
 LaunchTest test_launches(const LaunchSamples& base, const LaunchSamples& cand,
                          double noise_floor_sd = 0);
+
+// One-sided p-value of "the candidate takes at most `max_ratio` times the baseline's time" from
+// `t`'s own statistic: small when the data shows a slowdown beyond that tolerance, not merely
+// some slowdown. 1 when `t` could not decide. Pure function; any thread.
+double p_slower_beyond(const LaunchTest& t, double max_ratio);
 
 // Each side one run, valued at the geometric mean of its launch medians, against `run_sd` (the
 // sd of log run values between runs, as colltune history measures it, on `run_df` degrees of

@@ -15,14 +15,19 @@ struct SizeResult {
   std::string collective;
   std::uint64_t bytes = 0;
   LaunchTest test;
-  double p_slower = 1, p_faster = 1;  // adjusted
+  double p_beyond = 1, p_slower = 1, p_faster = 1;  // adjusted
 };
 
-// As the gate decides (compare): slower only when significant and beyond the smallest slowdown
-// worth failing for, so that drift a few percent wide is not a verdict.
+constexpr const char* kSlightlySlower = "slightly slower, not shown beyond 5%";
+
+// Slower only where the data shows more than the smallest slowdown worth not deploying for (the
+// null is "at most 5% slower", not "equal"): launches here drift a few percent in regimes, and
+// testing against equality with the 5% on the point estimate called a file restating the
+// defaults slower in 3 of 80 verifies (docs/statistics.md).
 std::string verdict_of(const SizeResult& s) {
   if (s.test.method.empty()) return "could not tell (" + s.test.why_not + ")";
-  if (s.p_slower < kSignificanceLevel && s.test.ratio > 1 + kVerifyMaxSlowdown) return "slower";
+  if (s.p_beyond < kSignificanceLevel) return "slower";
+  if (s.p_slower < kSignificanceLevel && s.test.ratio > 1) return kSlightlySlower;
   if (s.p_faster < kSignificanceLevel) return "faster";
   return "same";
 }
@@ -66,14 +71,17 @@ VerifyOutcome verify_dataset(const Dataset& d, const TunedFile& f, int nranks) {
           {panel.key.collective, bytes, test_launches(b->second.launches, t->second.launches)});
     }
   }
-  std::vector<double> slower, faster;
+  std::vector<double> beyond, slower, faster;
   for (const SizeResult& s : sizes) {
+    beyond.push_back(p_slower_beyond(s.test, 1 + kVerifyMaxSlowdown));
     slower.push_back(s.test.method.empty() ? 1.0 : s.test.p_slower);
     faster.push_back(s.test.method.empty() ? 1.0 : s.test.p_faster);
   }
+  beyond = benjamini_hochberg(beyond);
   slower = benjamini_hochberg(slower);
   faster = benjamini_hochberg(faster);
   for (std::size_t i = 0; i < sizes.size(); ++i) {
+    sizes[i].p_beyond = beyond[i];
     sizes[i].p_slower = slower[i];
     sizes[i].p_faster = faster[i];
   }
@@ -85,11 +93,12 @@ VerifyOutcome verify_dataset(const Dataset& d, const TunedFile& f, int nranks) {
       if (s.collective == row->collective && s.bytes >= row->min_bytes && s.bytes <= row->max_bytes)
         in.push_back(&s);
     }
-    int slow = 0, fast = 0, decided = 0;
+    int slow = 0, slight = 0, fast = 0, decided = 0;
     std::string lines;
     for (const SizeResult* s : in) {
       const std::string v = verdict_of(*s);
       slow += v == "slower";
+      slight += v == kSlightlySlower;
       fast += v == "faster";
       decided += !s->test.method.empty();
       lines += s->test.method.empty()
@@ -103,6 +112,7 @@ VerifyOutcome verify_dataset(const Dataset& d, const TunedFile& f, int nranks) {
     const std::string verdict = in.empty()     ? "could not tell (no size of it was measured)"
                                 : slow > 0     ? "SLOWER: do not deploy this row"
                                 : decided == 0 ? "could not tell"
+                                : slight > 0   ? "within 5%: slightly slower at some size"
                                 : fast > 0     ? "faster"
                                                : "no measurable gain";
     told += decided > 0 && !in.empty();
@@ -124,7 +134,7 @@ VerifyOutcome verify_dataset(const Dataset& d, const TunedFile& f, int nranks) {
     out.text += "verify: could not tell (too few launches decided; more --rounds may)\n";
   } else {
     out.exit_code = kVerifyNotSlower;
-    out.text += "verify: nowhere significantly slower\n";
+    out.text += "verify: nowhere shown slower by more than 5%\n";
   }
   return out;
 }

@@ -21,10 +21,11 @@ struct VerifyOutcome {
 
 // `d` holds one baseline point (the defaults) and one other (the file applied), measured over
 // `nranks` ranks. Rows of `f` that apply to `nranks` get a verdict: slower where any of their
-// sizes is significantly slower by more than 5% (Benjamini-Hochberg over every size, level
-// 0.05: the gate's defaults), faster where
-// some are faster and none slower, "no measurable gain" where none differs, "could not tell"
-// where no size could be decided. Exit 1 when a row is slower, 3 when no row could be told.
+// sizes is shown slower by more than 5% (one-sided test of "at most 5% slower",
+// Benjamini-Hochberg over every size, level 0.05), "within 5%" where some size is significantly
+// but not shown more than 5% slower, faster where some are faster and none slower, "no
+// measurable gain" where none differs, "could not tell" where no size could be decided. Exit 1
+// when a row is slower, 3 when no row could be told.
 VerifyOutcome verify_dataset(const Dataset& d, const TunedFile& f, int nranks);
 
 }  // namespace colltune

@@ -51,6 +51,20 @@ TEST(TestLaunches, WelchOnLogLaunchMediansMatchesScipy) {
               1e-12);
 }
 
+// Hand calculation: log launch medians 0, 0.02, -0.02 against 0.10, 0.12, 0.08: difference 0.1,
+// se sqrt(2 * 0.0004 / 3) = 0.016330, Welch df exactly 4; against "at most 5% slower" the
+// statistic is (0.1 - ln 1.05) / se = 3.13595 and the t(4) upper tail there is 0.0174920
+// (numeric integral of its density, and the closed form 1/2 - t(t^2+6) / (2(t^2+4)^1.5)).
+TEST(TestLaunches, SlowerBeyondATolerance) {
+  const LaunchTest t = test_launches(launches({1.0, std::exp(0.02), std::exp(-0.02)}),
+                                     launches({std::exp(0.10), std::exp(0.12), std::exp(0.08)}));
+  EXPECT_NEAR(t.df, 4.0, 1e-9);
+  EXPECT_NEAR(p_slower_beyond(t, 1.05), 0.0174920, 1e-6);
+  EXPECT_NEAR(p_slower_beyond(t, t.ratio), 0.5, 1e-12);
+  EXPECT_LT(t.p_slower, p_slower_beyond(t, 1.05));  // against equality it is far smaller
+  EXPECT_EQ(p_slower_beyond(test_launches(launches({1.0}), launches({1.2})), 1.05), 1.0);
+}
+
 TEST(TestLaunches, UnequalLaunchCountsUseWelchSatterthwaite) {
   // scipy: df 1.642, p 0.2402432814419767.
   const LaunchTest t = test_launches(launches({2.0, 2.2, 1.9, 2.1}), launches({2.05, 2.3}));

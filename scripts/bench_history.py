@@ -2,9 +2,12 @@
 """colltune history's error rates on this machine, with real launches (a benchmark, not a test).
 
 1. A/A: --series histories of --runs identical nightly-style runs (`colltune run`, allreduce and
-   alltoall 8 B-64 KiB, np 2, bound to cores): every history with a change is a false alarm.
-   A spell (slow runs followed by runs back at the earlier level) is counted apart: it is what
-   this VM's own regimes look like, and history says it is not a change.
+   alltoall 8 B-64 KiB, np 2, bound to cores): every history with a change is counted. Each
+   change is also held against the 2 x --series - 1 other histories run beside it: a change that a
+   quarter of them show at the same moment (a change or a spell's end with nothing recorded
+   differing) is the machine's own level shift, which the runs did measure; one that the others
+   do not show is the method's false alarm. A spell (slow runs followed by runs back at the
+   earlier level) is counted apart: history says it is not a change.
 2. A step: --series histories of --runs runs, then --runs more with Open MPI's TCP fallback
    (OMPI_MCA_btl=self,tcp): found when a change is dated the first TCP run with the btl knob
    named as what differed.
@@ -66,6 +69,30 @@ def history(args, folder, *extra):
         return json.load(f), proc.stdout
 
 
+def moment_of(h, run):
+    """When a shift before `run` happened: between the start of the run before it and its own."""
+    times = [r["started_utc"] for r in h["runs"]]
+    return times[max(run - 1, 0)], times[run]
+
+
+def overlap(a, b):
+    return a[0] < b[1] and b[0] < a[1]  # ISO 8601 UTC strings order as times
+
+
+def shift_moments(h):
+    """Every moment a history's level moved with nothing recorded changing: its changes, and
+    both ends of its spells (a change naming a recorded cause, the TCP step, is left out)."""
+    out = []
+    for f in h["findings"]:
+        if f["kind"] == "change" and not f["context"]:
+            out.append(moment_of(h, f["run"]))
+        elif f["kind"] == "spell":
+            out.append(moment_of(h, f["run"]))
+            if f["end_run"] is not None and f["end_run"] < len(h["runs"]):
+                out.append(moment_of(h, f["end_run"]))
+    return out
+
+
 def part_histories(args, work):
     """Parts 1 and 2 together, round-robin: run k of every history, then run k + 1, so the runs of
     one history are minutes apart, as nightly runs are far apart against the machine's drift
@@ -79,22 +106,36 @@ def part_histories(args, work):
         for folder in (aa if r < args.runs else []) + tcp:
             env = {"OMPI_MCA_btl": "self,tcp"} if folder in tcp and r >= args.runs else {}
             run_once(args, os.path.join(folder, f"run{r + 1:02d}.jsonl"), env)
-    alarms, outliers, with_spell = 0, 0, 0
+    judged = {folder: history(args, folder)[0] for folder in aa + tcp}
+    moments = {folder: shift_moments(h) for folder, h in judged.items()}
+    alarms, lone, outliers, with_spell = 0, 0, 0, 0
     for s, folder in enumerate(aa):
-        h, _ = history(args, folder)
+        h = judged[folder]
         changes = [f for f in h["findings"] if f["kind"] == "change"]
         spells = [f for f in h["findings"] if f["kind"] == "spell"]
         outliers += sum(f["kind"] == "outlier" for f in h["findings"])
         alarms += bool(changes)
         with_spell += bool(spells)
-        for f in changes + spells:
+        shared_by = []
+        for f in changes:
+            window = moment_of(h, f["run"])
+            shared_by.append(sum(1 for other in aa + tcp if other != folder and
+                                 any(overlap(window, m) for m in moments[other])))
+            print(f"  A/A history {s + 1}: {f['text']} [also in {shared_by[-1]} of "
+                  f"{len(aa + tcp) - 1} other histories]")
+        for f in spells:
             print(f"  A/A history {s + 1}: {f['text']}")
+        lone += any(n < len(aa + tcp) // 4 for n in shared_by)
     print(f"A/A: {args.series} histories of {args.runs} identical runs: {alarms} with a change "
           f"(target at most 1), {with_spell} with a spell (a level that left and came back), "
           f"{outliers} outlier findings in all")
+    print(f"  of the {alarms} with a change, {lone} have one that fewer than a quarter of the other "
+          f"histories show at the same moment (the method's own false alarms); the rest changed "
+          f"when the histories run beside them changed too: the machine's own level shift, "
+          f"which every history measured")
     found = 0
     for s, folder in enumerate(tcp):
-        h, _ = history(args, folder)
+        h = judged[folder]
         changes = [f for f in h["findings"] if f["kind"] == "change"]
         at_step = [f for f in changes if f["run"] == args.runs and
                    any("OMPI_MCA_btl (unset) -> self,tcp" in c for c in f["context"])]

@@ -13,6 +13,7 @@
 #include <tuple>
 
 #include "core/decision.hpp"
+#include "core/parallel.hpp"
 #include "core/sizes.hpp"
 
 namespace colltune {
@@ -267,7 +268,12 @@ HistoryResult analyse_history(const std::vector<HistoryRun>& runs, const History
     for (const auto& v : s.values) x.push_back(v.log_seconds);
     return x;
   };
-  for (const Series& s : all) first_p.push_back(segment_series(logs_of(s), o.change).first_split_p);
+  // Series segment alone: over the cores (a year of nightly runs searches O(runs^2) intervals
+  // in each of thousands of series).
+  first_p.resize(all.size());
+  parallel_for(all.size(), [&](std::size_t i) {
+    first_p[i] = segment_series(logs_of(all[i]), o.change).first_split_p;
+  });
   std::vector<double> sorted = first_p;
   std::sort(sorted.begin(), sorted.end());
   const double m = static_cast<double>(sorted.size());
@@ -283,10 +289,13 @@ HistoryResult analyse_history(const std::vector<HistoryRun>& runs, const History
   held.level = h.series_level;
   held.deeper_level = o.change.level / std::max(m, 1.0);
   bool slower = false, gap = false;
-  for (Series& s : all) {
+  std::vector<Segmentation> segments(all.size());
+  parallel_for(all.size(),
+               [&](std::size_t i) { segments[i] = segment_series(logs_of(all[i]), held); });
+  for (std::size_t i = 0; i < all.size(); ++i) {
     SeriesResult r;
-    r.segments = segment_series(logs_of(s), held);
-    r.series = std::move(s);
+    r.segments = std::move(segments[i]);
+    r.series = std::move(all[i]);
     r.gate = gate_of(r, runs, held);
     slower = slower || r.gate == "slower";
     gap = gap || (r.gate != "ok" && r.gate != "slower");

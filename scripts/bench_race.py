@@ -10,7 +10,13 @@ median time there over the second repeat's best median. A recommendation is what
 the report takes: the setting that won; among tied settings the launch default where it is tied,
 else the fastest of them; among undecided ones the fastest (`colltune tune` writes no rule there
 and keeps Open MPI's own choice, which is not among these six); never an eliminated one. The repeats of
-the two methods alternate (race, fixed, race, fixed), so drift hits both alike."""
+the two methods alternate (race, fixed, race, fixed), so drift hits both alike.
+
+--mpirun-args adds flags to every launch alike. Binding was tried as the cause of the worst
+cells (np 4 on 2 cores is oversubscribed, so Open MPI binds nothing and each launch places the
+ranks afresh): 12 alternating race-only runs (2026-12-05) gave the same spread bound
+(--bind-to core:overload-allowed: p90 1.041-1.104x, worst 1.129-1.668x) as unbound (--bind-to
+none: p90 1.020-1.099x, worst 1.143-1.284x)."""
 import argparse
 import json
 import os
@@ -29,6 +35,9 @@ def parse_args():
     parser.add_argument("--race-args", default="", help="extra flags for the racing runs")
     parser.add_argument("--race-only", action="store_true", help="skip the fixed budget runs")
     parser.add_argument("--osu", help="an OSU Micro-Benchmarks build (osu_allreduce under it)")
+    parser.add_argument("--mpirun-args", default="",
+                        help="extra mpirun flags for every launch, OSU's and colltune's alike "
+                             "(e.g. '--bind-to core:overload-allowed' or '--bind-to none')")
     return parser.parse_args()
 
 
@@ -47,7 +56,7 @@ def osu_repeat(args, binary):
         for algorithm in args.algorithms.split(","):
             env = dict(os.environ, OMPI_MCA_coll_tuned_use_dynamic_rules="1",
                        OMPI_MCA_coll_tuned_allreduce_algorithm=algorithm)
-            out = subprocess.run(["mpirun", "--oversubscribe", "-np", str(np), binary, "-T",
+            out = subprocess.run(["mpirun", "--oversubscribe", *args.mpirun_args.split(), "-np", str(np), binary, "-T",
                                   "mpi_float", "-m", f"8:{parse_size(args.max_bytes)}"],
                                  env=env, check=True, capture_output=True, text=True).stdout
             for line in out.splitlines():
@@ -67,7 +76,8 @@ def one_run(args, np, extra):
     env = dict(os.environ, OMPI_MCA_coll_tuned_use_dynamic_rules="1")
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "r.jsonl")
-        subprocess.run(["mpirun", "--oversubscribe", "-np", str(np), args.colltune, "run",
+        subprocess.run(["mpirun", "--oversubscribe", *args.mpirun_args.split(), "-np", str(np),
+                        args.colltune, "run",
                         "--interleave", f"coll_tuned_allreduce_algorithm={args.algorithms}",
                         "-b", "8", "-e", args.max_bytes, "-f", "2", "--in-place", "never",
                         "-c", "0", "--json", out] + extra,

@@ -12,11 +12,17 @@ else the fastest of them; among undecided ones the fastest (`colltune tune` writ
 and keeps Open MPI's own choice, which is not among these six); never an eliminated one. The repeats of
 the two methods alternate (race, fixed, race, fixed), so drift hits both alike.
 
---mpirun-args adds flags to every launch alike. Binding was tried as the cause of the worst
-cells (np 4 on 2 cores is oversubscribed, so Open MPI binds nothing and each launch places the
-ranks afresh): 12 alternating race-only runs (2026-12-05) gave the same spread bound
-(--bind-to core:overload-allowed: p90 1.041-1.104x, worst 1.129-1.668x) as unbound (--bind-to
-none: p90 1.020-1.099x, worst 1.143-1.284x).
+Every launch binds its ranks to cores (--mpirun-args). Open MPI binds by default, but not when
+oversubscribed, as np 4 is on 2 cores, and floating ranks let each launch order the algorithms
+its own way: 10 launches each of np 4 allreduce, fixed budget, 2026-12-05: the sd of log(time
+of algorithm 2 / algorithm 1) at 512 B between launches was 0.200 floating (ratios 1.08-1.88)
+and 0.037 bound (1.34-1.52); of 6 / 4 at 1 MiB over 8 alternating launches each, 0.127
+(0.82-1.16: either faster) and 0.033 (0.83-0.92). colltune run warns of floating ranks when it
+compares settings. This bench's own summary figures did not separate the two in 12 alternating
+race-only runs (bound p90 1.041-1.104x, worst 1.129-1.668x; floating p90 1.020-1.099x, worst
+1.143-1.284x): their worst cells are picks from undecided sets at other cells (np 4, 512 B bound:
+a launch whose race ended undecided at turn 8 with algorithm 2 0.97x of 1, where five others
+eliminated it at 1.34-1.50x).
 
 --as-tune scores what `colltune tune` would write, with Open MPI's own choice among the settings:
 on 2026-12-05 (race only) median 1.046x, p90 1.289x, worst 1.635x, 19 of 44 cells over 1.10x:
@@ -44,10 +50,15 @@ def parse_args():
                              "default while it is tied or undecided; else the fastest left")
     parser.add_argument("--race-args", default="", help="extra flags for the racing runs")
     parser.add_argument("--race-only", action="store_true", help="skip the fixed budget runs")
+    parser.add_argument("--consensus", type=int, metavar="K",
+                        help="instead: K racing launches per rank count, each launch's pick "
+                             "scored against the geometric mean of the other K - 1 launches' "
+                             "medians (a truth far less noisy than one launch)")
     parser.add_argument("--osu", help="an OSU Micro-Benchmarks build (osu_allreduce under it)")
-    parser.add_argument("--mpirun-args", default="",
-                        help="extra mpirun flags for every launch, OSU's and colltune's alike "
-                             "(e.g. '--bind-to core:overload-allowed' or '--bind-to none')")
+    parser.add_argument("--mpirun-args", default="--bind-to core:overload-allowed",
+                        help="mpirun flags for every launch, OSU's and colltune's alike (default: "
+                             "ranks bound to cores, as Open MPI binds them when not "
+                             "oversubscribed; '--bind-to none' lets them float)")
     return parser.parse_args()
 
 
@@ -142,10 +153,47 @@ def describe_cell(cell, pick):
                     sorted(cell.items()))
 
 
+def consensus(args):
+    """Each launch's pick against what the other launches agree on: the regret a user meets over
+    many later launches, not in one noisy one."""
+    launches = []  # each {(np, bytes): {algorithm: (median, outcome)}}
+    for _ in range(args.consensus):
+        cells = {}
+        for np in (int(n) for n in args.nps.split(",")):
+            for r in one_run(args, np, args.race_args.split()):
+                algorithm = r["in_process_knobs"]["OMPI_MCA_coll_tuned_allreduce_algorithm"]
+                cells.setdefault((np, r["bytes"]), {})[algorithm] = (
+                    r["stats_seconds"]["median"], r["race"]["outcome"] if r.get("race") else None)
+        launches.append(cells)
+    regrets, worst = [], []
+    for i, cells in enumerate(launches):
+        others = [c for j, c in enumerate(launches) if j != i]
+        for key, cell in cells.items():
+            pick = recommend(cell, args.as_tune)
+            truth = {a: statistics.geometric_mean(o[key][a][0] for o in others) for a in cell}
+            regrets.append(truth[pick] / min(truth.values()))
+            worst.append((regrets[-1], i + 1, key, pick, cell, truth))
+    regrets.sort()
+    p90 = regrets[min(len(regrets) - 1, int(0.9 * len(regrets)))]
+    print(f"racing, {args.consensus} launches per rank count ({args.nps}), algorithms "
+          f"{args.algorithms}, mpirun {args.mpirun_args or '(no extra flags)'}: each launch's pick "
+          f"against the other launches' geometric mean: median {statistics.median(regrets):.3f}x, "
+          f"p90 {p90:.3f}x, worst {regrets[-1]:.3f}x; {sum(r > 1.10 for r in regrets)} of "
+          f"{len(regrets)} picks over 1.10x")
+    for regret, launch, key, pick, cell, truth in sorted(worst, reverse=True)[:3]:
+        best = min(truth.values())
+        print(f"  worst: launch {launch}, np {key[0]}, {key[1]} B, pick {pick} {regret:.3f}x; the "
+              f"others: {' '.join(f'{a}:{truth[a] / best:.2f}' for a in sorted(truth))}; this "
+              f"launch: {describe_cell(cell, pick)}")
+
+
 def main():
     args = parse_args()
     if args.as_tune:
         args.algorithms = "default," + args.algorithms
+    if args.consensus:
+        consensus(args)
+        return
     methods = {"racing (default)": args.race_args.split(),
                "fixed budget (--race off -n 20 --repetitions 10)":
                    ["--race", "off", "-n", "20", "--repetitions", "10"]}

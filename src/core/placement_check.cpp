@@ -10,16 +10,16 @@
 namespace colltune {
 namespace {
 
-bool bound(const RankPlacement& r) {
-  return r.host_pus > 0 && static_cast<int>(parse_cpulist(r.cpus).size()) < r.host_pus;
-}
-
 bool intersect(const std::vector<int>& a, const std::vector<int>& b) {
   return std::any_of(a.begin(), a.end(),
                      [&](int x) { return std::find(b.begin(), b.end(), x) != b.end(); });
 }
 
 }  // namespace
+
+bool is_bound(const RankPlacement& r) {
+  return r.host_pus > 0 && static_cast<int>(parse_cpulist(r.cpus).size()) < r.host_pus;
+}
 
 std::vector<std::string> placement_warnings(const std::vector<RankPlacement>& ranks,
                                             const PlacementRequest& request) {
@@ -37,17 +37,17 @@ std::vector<std::string> placement_warnings(const std::vector<RankPlacement>& ra
     } else if (policy == "numa" && numa.size() != 1) {
       out.push_back(fmt::format("rank {} on {} spans NUMA nodes {}, not one as bind_to numa asked",
                                 r.rank, r.host, r.numa));
-    } else if (policy == "none" && bound(r)) {
+    } else if (policy == "none" && is_bound(r)) {
       out.push_back(
           fmt::format("rank {} on {} is bound to cpus {} although bind_to none asked for "
                       "no binding",
                       r.rank, r.host, r.cpus));
     }
     // Sharing a core hurts only when the ranks were pinned there; unbound ranks float.
-    if (bound(r) && !overload_allowed) {
+    if (is_bound(r) && !overload_allowed) {
       for (std::size_t j = i + 1; j < ranks.size(); ++j) {
         const RankPlacement& o = ranks[j];
-        if (o.host == r.host && bound(o) && intersect(cores, parse_cpulist(o.cores))) {
+        if (o.host == r.host && is_bound(o) && intersect(cores, parse_cpulist(o.cores))) {
           out.push_back(fmt::format("ranks {} and {} on {} share core(s) {} and {}", r.rank, o.rank,
                                     r.host, r.cores, o.cores));
         }

@@ -13,6 +13,10 @@ struct PlacementRequest {
   int ranks_per_node = 0;  // 0 when not asked
 };
 
+// True when the launcher pinned the rank to fewer than all of its host's PUs; a rank that may run
+// anywhere floats, and the scheduler places it afresh in every launch.
+bool is_bound(const RankPlacement& r);
+
 // One line per problem: two bound ranks sharing a core, a binding other than the one asked
 // for, unbalanced ranks per host, a rank on a NUMA node without its GPU or without the host's
 // InfiniBand NIC.

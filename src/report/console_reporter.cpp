@@ -59,6 +59,7 @@ void ConsoleReporter::begin(const RunContext& c) {
     fmt::print(out_, "#  rank {:>3} on {} cpus {}{}\n", p.rank, p.host, p.cpus,
                p.gpu.empty() ? "" : fmt::format(" gpu {} {}", p.gpu, p.gpu_model));
   }
+  for (const auto& w : c.warnings) fmt::print(out_, "# warning: {}\n", w);
   std::fflush(out_);
 }
 

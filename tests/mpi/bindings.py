@@ -1,5 +1,8 @@
 """Real runs with --bind-to core and --bind-to none: the recorded bindings differ as requested,
-and a binding that contradicts the request would be named (checked from the records)."""
+and a binding that contradicts the request would be named (checked from the records). Both
+compare two settings (--interleave): unbound, every rank is named as floating, on the console and
+in the record, since a comparison made in one launch then need not hold in the next; bound, none
+is."""
 import json
 import os
 import subprocess
@@ -13,11 +16,24 @@ for policy in ("core", "none"):
     out = os.path.join(harness.workdir(), f"{policy}.jsonl")
     argv = ["mpirun", "--oversubscribe", "--bind-to", f"{policy}:overload-allowed" if policy == "core" else "none",
             "-np", str(args.np), args.colltune, "run", "-b", "8", "-e", "8", "--repetitions", "2",
-            "--json", out]
-    proc = subprocess.run(argv, env=harness.mpi_env(), capture_output=True, text=True, timeout=120)
+            "--coll", "allreduce", "--interleave", "coll_tuned_allreduce_algorithm=1,2", "--json",
+            out]
+    env = dict(harness.mpi_env(), OMPI_MCA_coll_tuned_use_dynamic_rules="1")
+    proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
     check(proc.returncode == 0, f"--bind-to {policy}: exit {proc.returncode}: {proc.stderr[-800:]}")
     record = json.loads(open(out).readline())
     placements[policy] = record["context"]["placement"]
+    floating = [w for w in record["context"].get("warnings", []) if "float (not bound" in w]
+    printed = [line for line in proc.stdout.splitlines()
+               if line.startswith("# warning:") and "float (not bound" in line]
+    if policy == "none":
+        every_rank = ",".join(str(r) for r in range(args.np))
+        check(len(floating) == 1 and floating[0].startswith(f"rank(s) {every_rank} float"),
+              f"--bind-to none: the floating ranks are not all named: {floating}")
+        check(len(printed) == 1, f"--bind-to none: no floating-rank warning on the console:\n"
+              f"{proc.stdout[:1500]}")
+    else:
+        check(not floating and not printed, f"--bind-to core: ranks named floating: {floating}")
     for p in placements[policy]:
         for field in ("cpus", "cores", "numa", "host_pus"):
             check(p.get(field) not in (None, ""), f"--bind-to {policy}: rank {p['rank']} lacks {field}")

@@ -48,7 +48,4 @@ struct HistoryResult {
 
 HistoryResult analyse_history(const std::vector<HistoryRun>& runs, const HistoryOptions& o);
 
-// "allreduce 1-64 MiB 18% slower [15, 21] from the run of 2026-11-14: nccl 2.27.7 -> 2.28.9"
-std::string finding_line(const Finding& f, const std::vector<HistoryRun>& runs);
-
 }  // namespace colltune

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "core/sizes.hpp"
+#include "history/history_report.hpp"
 #include "report/escape.hpp"
 #include "report/svg_chart.hpp"
 

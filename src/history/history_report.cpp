@@ -14,6 +14,35 @@
 #include "store/json_text.hpp"
 
 namespace colltune {
+
+std::string finding_line(const Finding& f, const std::vector<HistoryRun>& runs) {
+  const std::string sizes =
+      f.sizes == 1 ? format_bytes(f.min_bytes)
+                   : fmt::format("{}-{}", format_bytes(f.min_bytes), format_bytes(f.max_bytes));
+  const double pct = std::abs(f.ratio - 1) * 100;
+  const std::string way = f.ratio > 1 ? "slower" : "faster";
+  const std::string context = f.context.empty() ? "nothing recorded differed from the run before"
+                                                : fmt::format("{}", fmt::join(f.context, "; "));
+  const std::string where = f.label.empty() ? f.panel : f.panel + ", " + f.label;
+  if (f.kind == "outlier") {
+    return fmt::format("{} {} {:.0f}% {} in the run of {} alone, an outlier, not a change: {} ({})",
+                       f.collective, sizes, pct, way, runs[f.run].started_utc, context, where);
+  }
+  const auto bound = [&](double r) { return (f.ratio > 1 ? r - 1 : 1 - r) * 100; };
+  const double lo = std::min(bound(f.ratio_low), bound(f.ratio_high));
+  const double hi = std::max(bound(f.ratio_low), bound(f.ratio_high));
+  if (f.kind == "spell") {
+    return fmt::format(
+        "{} {} {:.0f}% {} [{:.0f}, {:.0f}] from the run of {}, back at the earlier level from the "
+        "run of {}: a spell, not a change: {} ({}; p {:.2g})",
+        f.collective, sizes, pct, way, lo, hi, runs[f.run].started_utc, runs[f.end_run].started_utc,
+        context, where, f.p_value);
+  }
+  return fmt::format("{} {} {:.0f}% {} [{:.0f}, {:.0f}] from the run of {}: {} ({}; p {:.2g})",
+                     f.collective, sizes, pct, way, lo, hi, runs[f.run].started_utc, context, where,
+                     f.p_value);
+}
+
 namespace {
 
 std::string gate_summary(const HistoryResult& h) {

@@ -3,6 +3,7 @@ scripts, the spec lines that launch on its nodes, its links' rate, and its nodes
 import os
 import signal
 import subprocess
+import time
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 CLUSTER = os.path.join(REPO, "scripts", "netns-cluster.sh")
@@ -30,7 +31,9 @@ def shape(node, rate):
 
 
 def stop_ranks(host, colltune):
-    """SIGSTOPs every `colltune run` rank in namespace `host`; how many it stopped."""
+    """SIGSTOPs every `colltune run` rank in namespace `host`; how many it stopped. A rank caught
+    exiting (its launch done) never shows as stopped and is not counted, so the caller tries
+    again on the next launch's ranks: counting it let a check run on with nothing stopped."""
     stopped = 0
     for pid in subprocess.run(["ip", "netns", "pids", host], capture_output=True,
                               text=True).stdout.split():
@@ -39,9 +42,29 @@ def stop_ranks(host, colltune):
         except OSError:
             continue
         if command[:1] == [colltune] and "run" in command:
-            os.kill(int(pid), signal.SIGSTOP)
-            stopped += 1
+            try:
+                os.kill(int(pid), signal.SIGSTOP)
+            except ProcessLookupError:
+                continue
+            stopped += is_stopped(pid)
     return stopped
+
+
+def is_stopped(pid, seconds=0.5):
+    """Whether process `pid` reaches the stopped state within `seconds`."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            # The state follows the command name, which is in parentheses and may hold spaces.
+            state = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            return False
+        if state in ("T", "t"):
+            return True
+        if state in ("Z", "X"):
+            return False
+        time.sleep(0.01)
+    return False
 
 
 def measuring(results):

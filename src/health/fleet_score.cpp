@@ -58,7 +58,12 @@ void adjust_for_many(std::vector<FleetCell>& cells) {
 
 FleetCall call_of(const FleetCell& cell, const FleetScale& scale, const HealthRule& rule) {
   const bool below = std::exp(-cell.d) <= 1 - rule.min_effect;
-  const bool outlier = cell.d > kOutlierZ * scale.between_sd;
+  // A spread between units below the noise between one unit's launches is not believed: the MAD
+  // of a few nodes comes out near 0 where their figures share pairs (4 nodes: each pair counts
+  // for two, and 3 of the 4 node figures were one pair's), while pairs differed 22% on the same
+  // shared cores for every one of their launches (a healthy namespace cluster named a node slow).
+  const double spread = std::max(scale.between_sd, scale.launch_sd);
+  const bool outlier = cell.d > kOutlierZ * spread;
   if (!below || !outlier) return FleetCall::kOk;
   return cell.adjusted < rule.alpha ? FleetCall::kSlow : FleetCall::kUndecided;
 }

@@ -17,9 +17,10 @@ struct HealthRule {
 };
 
 // A unit's figure beyond this many robust sds (1.4826 x MAD) of the fleet's spread between
-// units is an outlier. Iglewicz and Hoaglin's modified z-score cut is 3.5 for one value; a check
-// holds every node, and with 64 healthy nodes spread 10% that cut still names one in 5% of
-// checks, 5 in 0.1% (docs/health.md has the simulated rates by fleet size).
+// units, and at least this many launch sds, is an outlier. Iglewicz and Hoaglin's modified z-score
+// cut is 3.5 for one value; a check holds every node, and with 64 healthy nodes spread 10% that cut
+// still names one in 5% of checks, 5 in 0.1% (docs/health.md has the simulated rates by fleet
+// size).
 inline constexpr double kOutlierZ = 5;
 
 // One unit on one metric. The caller fills unit, metric, mean_log and launches.
@@ -63,7 +64,7 @@ void adjust_for_many(std::vector<FleetCell>& cells);
 
 // What a cell says under `rule`, given its metric's `scale`.
 enum class FleetCall {
-  kOk,         // not min_effect below the fleet, or within the fleet's own spread between units
+  kOk,         // not min_effect below the fleet, or within its spread between units (or launches)
   kUndecided,  // below and an outlier, but not significant over launches: more launches help
   kSlow,       // below, an outlier, and significant at alpha after adjustment
 };

@@ -138,7 +138,8 @@ std::string health_text(const HealthResult& r, const HealthRule& rule) {
   if (r.budget_spent) out += "  note: the budget was spent before every launch ran\n";
   out += fmt::format(
       "\nRule: slow = at least {:.0f}% slower than the fleet's median, beyond {:g} robust sds "
-      "of the nodes' own spread, and significant over launches (Benjamini-Hochberg-adjusted "
+      "of the nodes' own spread (or launch sds, where more), and significant over launches "
+      "(Benjamini-Hochberg-adjusted "
       "p < {:g}); a node slow in most of its pairs is slow, a slow pair of two fine nodes is a "
       "slow link.\n",
       rule.min_effect * 100, kOutlierZ, rule.alpha);

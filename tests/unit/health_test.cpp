@@ -138,6 +138,38 @@ TEST(HealthVerdictRule, OneSlowLinkIsTheLinkNotItsNodes) {
   EXPECT_EQ(slow, 1);
 }
 
+// 4 nodes, every pair's 4 launches at log offsets +-a (sample sd a x sqrt(4/3) = 6.6%, the
+// launch noise a healthy namespace cluster had when it named ct-node2 slow); `factor` per pair.
+HealthInput four_nodes(const std::map<NodePair, double>& factor) {
+  const double a = 0.066 / std::sqrt(4.0 / 3.0);
+  HealthInput in;
+  for (int i = 0; i < 4; ++i) in.nodes.push_back("n" + std::to_string(i));
+  for (int x = 0; x < 4; ++x) {
+    for (int y = x + 1; y < 4; ++y) {
+      PairFigures f{{x, y}, {}};
+      const double base = 0.025 * (factor.count({x, y}) ? factor.at({x, y}) : 1.0);
+      for (int l = 0; l < 4; ++l) f.launches["bibw"].push_back({base * std::exp(l % 2 ? a : -a)});
+      in.pairs.push_back(f);
+    }
+  }
+  return in;
+}
+
+TEST(HealthVerdictRule, NodesWhoseFiguresShareAPairDoNotHideTheLaunchNoise) {
+  // Pairs 0-1 and 1-2 1.28x (log 0.247) in all 4 launches, t = 0.247 / (0.066 / 2) = 7.5: the
+  // node figures (lower medians of their pairs) are 0, 0.247, 0, 0, so their MAD is 0, and with
+  // no other spread node 1 was slow in 2 of 3 pairs. 5 launch sds (0.33) hold it.
+  const HealthJudgement j = judge_health(four_nodes({{{0, 1}, 1.28}, {{1, 2}, 1.28}}));
+  for (const NodeVerdict& v : j.nodes) EXPECT_EQ(v.verdict, HealthVerdict::kOk) << v.node;
+  for (const PairVerdict& p : j.pairs) EXPECT_EQ(p.verdict, HealthVerdict::kOk);
+  // A node at half the rate (log 0.69, beyond 0.33) is still named, in all 3 of its pairs.
+  const HealthJudgement half = judge_health(four_nodes({{{0, 3}, 2}, {{1, 3}, 2}, {{2, 3}, 2}}));
+  EXPECT_EQ(half.nodes[3].verdict, HealthVerdict::kSlow);
+  EXPECT_EQ(half.nodes[3].slow_pairs, 3);
+  for (int n : {0, 1, 2})
+    EXPECT_EQ(half.nodes[static_cast<std::size_t>(n)].verdict, HealthVerdict::kOk);
+}
+
 TEST(HealthVerdictRule, ANodeMissingFromEveryPairIsFailedAndTheRestJudged) {
   HealthInput in = synthetic(5, 2, 0.03, 9);
   std::erase_if(in.pairs,

@@ -90,6 +90,34 @@ LaunchTest test_launches(const LaunchSamples& base, const LaunchSamples& cand,
   return t;
 }
 
+LaunchTest test_paired_launches(const LaunchSamples& base, const LaunchSamples& cand) {
+  LaunchTest t;
+  std::vector<double> diffs;
+  for (std::size_t i = 0; i < std::min(base.size(), cand.size()); ++i) {
+    const auto a = log_medians({base[i]}), b = log_medians({cand[i]});
+    if (!a.empty() && !b.empty()) diffs.push_back(b[0] - a[0]);
+  }
+  t.base_launches = t.cand_launches = diffs.size();
+  if (diffs.size() < 2) {
+    t.why_not = "fewer than two launches measured both: one cannot show launch-to-launch noise";
+    return t;
+  }
+  const auto n = static_cast<double>(diffs.size());
+  const double diff = mean_of(diffs);
+  t.log_se = std::max(std::sqrt(squares(diffs) / (n - 1)), kMinLaunchSd) / std::sqrt(n);
+  t.df = n - 1;
+  const boost::math::students_t dist(t.df);
+  const double stat = diff / t.log_se;
+  t.p_slower = boost::math::cdf(boost::math::complement(dist, stat));
+  t.p_faster = boost::math::cdf(dist, stat);
+  const double half_width = boost::math::quantile(boost::math::complement(dist, 0.025)) * t.log_se;
+  t.ratio = std::exp(diff);
+  t.ratio_low = std::exp(diff - half_width);
+  t.ratio_high = std::exp(diff + half_width);
+  t.method = "paired launches";
+  return t;
+}
+
 double p_slower_beyond(const LaunchTest& t, double max_ratio) {
   if (t.method.empty() || t.log_se <= 0 || t.ratio <= 0) return 1;
   const double stat = (std::log(t.ratio) - std::log(max_ratio)) / t.log_se;

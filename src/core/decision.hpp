@@ -34,6 +34,12 @@ inline constexpr double kMinLaunchSd = 1e-3;
 LaunchTest test_launches(const LaunchSamples& base, const LaunchSamples& cand,
                          double noise_floor_sd = 0);
 
+// Settings interleaved in the same launches: a one-sample t-test of the per-launch log ratio of
+// medians (launch i of `cand` against launch i of `base`; both must list the same launches), so
+// the launch, not the sample, is the unit: what one launch does to a comparison and the next
+// does not shows as spread. Needs two launches with samples on both sides. Pure; any thread.
+LaunchTest test_paired_launches(const LaunchSamples& base, const LaunchSamples& cand);
+
 // One-sided p-value of "the candidate takes at most `max_ratio` times the baseline's time" from
 // `t`'s own statistic: small when the data shows a slowdown beyond that tolerance, not merely
 // some slowdown. 1 when `t` could not decide. Pure function; any thread.

@@ -57,13 +57,13 @@ std::vector<Panel> build_panels(const Dataset& d);
 inline constexpr double kSignificanceLevel = 0.05;
 inline constexpr std::size_t kMinSamplesForVerdict = 8;
 
-// Whether cell `a` is faster than cell `b`. Points measured in the same launches (interleaved)
-// share their conditions, so their samples are compared directly (Mann-Whitney); points from
-// separate launches are compared on launch medians (test_launches).
+// Whether cell `a` is faster than cell `b`. Points interleaved in the same launches are paired
+// launch by launch (test_paired_launches); in one launch only, their samples are compared
+// directly (Mann-Whitney); points from separate launches on launch medians (test_launches).
 struct PairTest {
   bool decidable = false;
   double p_faster = 1;  // one-sided, unadjusted
-  std::string method;   // "interleaved, Mann-Whitney" or "N+M launches, Welch"
+  std::string method;   // which of the three tests, and on how many launches
   std::string why_not;
 };
 PairTest test_faster(const Cell& a, const Cell& b);

@@ -92,6 +92,35 @@ TEST(TestLaunches, NoiseFloorDecidesOneLaunchAgainstOne) {
   EXPECT_GT(wide.p_slower, 0.05);
 }
 
+// scipy 1.17.1 stats.ttest_rel(log(b), log(a), alternative='greater') and the two-sided test's
+// .confidence_interval(0.95), exponentiated.
+TEST(TestPairedLaunches, PerLaunchLogRatiosMatchScipy) {
+  const LaunchTest t = test_paired_launches(launches({1.0, 1.1, 0.95}), launches({1.3, 1.2, 1.4}));
+  EXPECT_EQ(t.method, "paired launches");
+  EXPECT_EQ(t.cand_launches, 3u);
+  EXPECT_NEAR(t.df, 2.0, 1e-12);
+  EXPECT_NEAR(t.p_slower, 0.05314247979707528, 1e-9);
+  EXPECT_NEAR(t.ratio_low, 0.8784843768534734, 1e-9);
+  EXPECT_NEAR(t.ratio_high, 1.8607592506576487, 1e-9);
+  // Launch i of one side goes with launch i of the other: reordered, the pairs and p change
+  // (scipy: 0.0454581850).
+  EXPECT_NEAR(test_paired_launches(launches({1.0, 1.1, 0.95}), launches({1.4, 1.2, 1.3})).p_slower,
+              0.045458176, 1e-6);
+}
+
+TEST(TestPairedLaunches, WhatALaunchDoesToBothCancels) {
+  // Launches 1x, 2x, 4x slow for both settings, the candidate 7-15% slower in each: paired, p
+  // 0.0176 (scipy ttest_rel); unpaired Welch sees only the launches' spread (p 0.432).
+  const auto base = launches({1.0, 2.0, 4.0}), cand = launches({1.1, 2.3, 4.3});
+  EXPECT_NEAR(test_paired_launches(base, cand).p_slower, 0.017676518568867768, 1e-9);
+  EXPECT_NEAR(test_launches(base, cand).p_slower, 0.43205110720234996, 1e-9);
+  // One launch shows no launch noise, however many samples it has.
+  std::vector<double> many(1000, 1.0), slower(1000, 2.0);
+  const LaunchTest one = test_paired_launches({many}, {slower});
+  EXPECT_TRUE(one.method.empty());
+  EXPECT_NE(one.why_not.find("fewer than two launches"), std::string::npos);
+}
+
 TEST(BenjaminiHochberg, MatchesScipyFalseDiscoveryControl) {
   // scipy 1.17.1 stats.false_discovery_control([0.01, 0.04, 0.03, 0.2, 0.5]).
   const auto adjusted = benjamini_hochberg({0.01, 0.04, 0.03, 0.2, 0.5});

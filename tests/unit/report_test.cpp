@@ -307,6 +307,41 @@ Dataset raced(const std::vector<RaceOutcome>& outcomes, const std::vector<double
   return d;
 }
 
+// A cell interleaved in launches with these medians: 9 samples each, median x (1 + 0.001 k),
+// k = -4..4, so each launch's median is exactly the value given.
+Cell interleaved_cell(const std::vector<double>& medians) {
+  Cell c;
+  for (std::size_t i = 0; i < medians.size(); ++i) {
+    std::vector<double> samples;
+    for (int k = -4; k <= 4; ++k) samples.push_back(medians[i] * (1 + 0.001 * k));
+    c.launches.push_back(samples);
+    c.launch_ids.push_back("launch " + std::to_string(i + 1));
+    c.samples_seconds.insert(c.samples_seconds.end(), samples.begin(), samples.end());
+  }
+  c.summary = summarize(c.samples_seconds);
+  return c;
+}
+
+TEST(InterleavedVerdicts, LaunchesNotSamplesDecide) {
+  // Launch 1 puts b 1.5x of a, launch 2 the two alike: pooled, a's 18 samples beat b's by
+  // Mann-Whitney (p < 0.001); paired on the two launches' log ratios, scipy ttest_rel gives
+  // p 0.248: no winner.
+  const PairTest two = test_faster(interleaved_cell({1.0, 1.0}), interleaved_cell({1.5, 1.002}));
+  EXPECT_NE(two.method.find("2 launches, paired"), std::string::npos) << two.method;
+  EXPECT_NEAR(two.p_faster, 0.2484314831539266, 1e-9);
+  EXPECT_LT(mann_whitney_p(interleaved_cell({1.0, 1.0}).samples_seconds,
+                           interleaved_cell({1.5, 1.002}).samples_seconds),
+            0.001);  // scipy mannwhitneyu: 0.00047
+  // Three launches that agree decide (scipy: 0.00745).
+  const PairTest three =
+      test_faster(interleaved_cell({1.0, 1.0, 1.0}), interleaved_cell({1.5, 1.3, 1.4}));
+  EXPECT_NEAR(three.p_faster, 0.0074470525062306035, 1e-9);
+  // One launch: its samples, and the method says the launch noise is unseen.
+  const PairTest one = test_faster(interleaved_cell({1.0}), interleaved_cell({1.5}));
+  EXPECT_NE(one.method.find("launch-to-launch noise unseen"), std::string::npos);
+  EXPECT_LT(one.p_faster, 0.001);
+}
+
 TEST(RacedVerdicts, AnEliminatedSettingIsNeverTheFastestAndAWinIsSignificant) {
   // c's eight samples have the lowest median, but the race eliminated it (a pathological pair of
   // outcomes): b, which won, is the answer.

@@ -157,6 +157,7 @@ def consensus(args):
     """Each launch's pick against what the other launches agree on: the regret a user meets over
     many later launches, not in one noisy one."""
     launches = []  # each {(np, bytes): {algorithm: (median, outcome)}}
+    start = time.monotonic()
     for _ in range(args.consensus):
         cells = {}
         for np in (int(n) for n in args.nps.split(",")):
@@ -173,6 +174,7 @@ def consensus(args):
             truth = {a: statistics.geometric_mean(o[key][a][0] for o in others) for a in cell}
             regrets.append(truth[pick] / min(truth.values()))
             worst.append((regrets[-1], i + 1, key, pick, cell, truth))
+    wall = (time.monotonic() - start) / args.consensus
     regrets.sort()
     p90 = regrets[min(len(regrets) - 1, int(0.9 * len(regrets)))]
     print(f"racing, {args.consensus} launches per rank count ({args.nps}), algorithms "
@@ -185,6 +187,39 @@ def consensus(args):
         print(f"  worst: launch {launch}, np {key[0]}, {key[1]} B, pick {pick} {regret:.3f}x; the "
               f"others: {' '.join(f'{a}:{truth[a] / best:.2f}' for a in sorted(truth))}; this "
               f"launch: {describe_cell(cell, pick)}")
+    print(f"  wall {wall:.1f} s per launch (every rank count)")
+    paired_picks(args, launches)
+
+
+def group_pick(cells):
+    """What a report names from launches that interleaved the same settings: never a setting
+    every launch eliminated; else the lowest geometric mean of the launches' medians."""
+    left = [a for a in cells[0] if any(c[a][1] != "eliminated" for c in cells)]
+    return min(left, key=lambda a: statistics.geometric_mean(c[a][0] for c in cells))
+
+
+def paired_picks(args, launches):
+    """Launches two at a time (1+2, 3+4, ...), each pair's pick (group_pick) against the
+    geometric mean of the launches outside the pair: what a second launch buys."""
+    regrets, worst = [], []
+    for i in range(0, len(launches) - 1, 2):
+        others = [c for j, c in enumerate(launches) if j not in (i, i + 1)]
+        for key in launches[i]:
+            pick = group_pick([launches[i][key], launches[i + 1][key]])
+            truth = {a: statistics.geometric_mean(o[key][a][0] for o in others)
+                     for a in launches[i][key]}
+            regrets.append(truth[pick] / min(truth.values()))
+            worst.append((regrets[-1], i + 1, key, pick))
+    if not regrets:
+        return
+    regrets.sort()
+    p90 = regrets[min(len(regrets) - 1, int(0.9 * len(regrets)))]
+    print(f"two launches a pick ({len(launches) // 2} pairs): median "
+          f"{statistics.median(regrets):.3f}x, p90 {p90:.3f}x, worst {regrets[-1]:.3f}x; "
+          f"{sum(r > 1.10 for r in regrets)} of {len(regrets)} picks over 1.10x")
+    for regret, launch, key, pick in sorted(worst, reverse=True)[:3]:
+        print(f"  worst: launches {launch}+{launch + 1}, np {key[0]}, {key[1]} B, pick {pick} "
+              f"{regret:.3f}x")
 
 
 def main():

@@ -34,6 +34,10 @@ namespace fs = std::filesystem;
 constexpr const char* kResultsHelp =
     "a sweep store (results/<id>), a run's JSONL (--json), or nccl-tests JSON (-J, or nccl-tests' "
     "own)";
+constexpr const char* kLaunchesHelp =
+    "a sweep store (results/<id>), a run's JSONL (--json), or nccl-tests JSON (-J, or nccl-tests' "
+    "own); several are launches of one comparison, each file its own (a run --race-after file "
+    "with the launch it followed)";
 constexpr const char* kSkipBadHelp =
     "leave out records that fail their range checks, with a warning each (default: such a "
     "record is bad input)";
@@ -48,10 +52,11 @@ void print_left_out(const Dataset& d) {
 int report_command(const std::vector<std::string>& args) {
   CLI::App app("colltune report: report.md, report.html and results.csv from results",
                "colltune report");
-  std::string input, out_dir;
+  std::vector<std::string> inputs;
+  std::string out_dir;
   use_colltune_help(app,
                     "Exit codes: 0 written; 2 bad input (one line naming the file and field).");
-  app.add_option("results", input, kResultsHelp)->required();
+  app.add_option("results", inputs, kLaunchesHelp)->required();
   app.add_option("--out", out_dir,
                  "where to write (default: the store, or the input file's directory); made when "
                  "missing")
@@ -62,12 +67,13 @@ int report_command(const std::vector<std::string>& args) {
   // Where the files go is checked before anything is read, so a read-only store fails at once.
   const std::string out_flag =
       out_dir.empty() ? "results (report writes into it; see --out)" : "--out";
+  const std::string& input = inputs.front();
   if (out_dir.empty()) {
     out_dir = fs::is_directory(input) ? input : fs::path(input).parent_path().string();
     if (out_dir.empty()) out_dir = ".";
   }
   check_output_directory(out_flag, out_dir);
-  const Dataset d = load_dataset(input, LoadOptions{skip_bad});
+  const Dataset d = load_datasets(inputs, LoadOptions{skip_bad});
   print_left_out(d);
   std::error_code made;
   if (!fs::exists(out_dir)) fs::create_directories(out_dir, made);  // the input read well
@@ -78,7 +84,11 @@ int report_command(const std::vector<std::string>& args) {
         out_flag, out_dir, made ? " (" + made.message() + ")" : ""));
   }
   const ReportView view = make_report_view(d);
-  const std::string stem = fs::is_directory(input) ? "" : fs::path(input).stem().string() + ".";
+  // Named after the first input, and how many more, so a report of two launches does not
+  // overwrite the first one's own.
+  const std::string more = inputs.size() > 1 ? fmt::format("+{}", inputs.size() - 1) : "";
+  const std::string stem =
+      fs::is_directory(input) && more.empty() ? "" : fs::path(input).stem().string() + more + ".";
   const std::vector<std::pair<std::string, std::string>> files{
       {stem + "report.md", render_markdown(view)},
       {stem + "report.html", render_html(view)},
@@ -207,9 +217,10 @@ int noise_command(const std::vector<std::string>& args) {
 
 int tune_command(const std::vector<std::string>& args) {
   CLI::App app("colltune tune: configuration from a results store", "colltune tune");
-  std::string input, emit, min_bytes = "0", max_bytes;
+  std::vector<std::string> inputs;
+  std::string emit, min_bytes = "0", max_bytes;
   use_colltune_help(app, "Exit codes: 0 printed; 2 bad input.");
-  app.add_option("results", input, kResultsHelp)->required();
+  app.add_option("results", inputs, kLaunchesHelp)->required();
   app.add_option("--emit", emit,
                  "what to print: nccl-plugin (colltune's NCCL tuner plugin's file), nccl-tuner "
                  "(NCCL's example tuner-plugin CSV), ompi-rules (coll/tuned "
@@ -250,7 +261,7 @@ int tune_command(const std::vector<std::string>& args) {
         "--emit: '{}' is not allowed; allowed: nccl-plugin nccl-tuner ompi-rules env openmetrics",
         emit));
   }
-  const Dataset d = load_dataset(input, LoadOptions{skip_bad});
+  const Dataset d = load_datasets(inputs, LoadOptions{skip_bad});
   print_left_out(d);
   std::string text;
   if (emit == "nccl-plugin") text = emit_nccl_plugin(d);

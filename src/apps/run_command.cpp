@@ -12,6 +12,7 @@
 #include <optional>
 #include <thread>
 
+#include "apps/race_after.hpp"
 #include "apps/run_context.hpp"
 #include "backends/registry.hpp"
 #include "core/errors.hpp"
@@ -24,6 +25,7 @@
 #include "runner/roll_call.hpp"
 #include "runner/run_options.hpp"
 #include "runner/watchdog.hpp"
+#include "store/manifest.hpp"
 
 namespace colltune {
 namespace {
@@ -39,6 +41,27 @@ constexpr int kExitNothingMeasured = 5;  // every row skipped: a run that measur
 std::string describe(const Collective& c, int nranks) {
   return fmt::format("{} {} {} of {} B {}", name(c.kind), name(c.dtype), name(c.op),
                      op_bytes(c, nranks), c.in_place ? "in-place" : "out-of-place");
+}
+
+// Rank 0 reads `path` (it need not exist on other hosts); every rank gets the text, or throws
+// the same ConfigError (rank 0's line), so all leave alike.
+std::string read_on_rank0(const MpiWorld& world, const std::string& path) {
+  std::string text, error;
+  if (world.rank() == 0) {
+    try {
+      text = read_file(path);
+    } catch (const ConfigError& e) {
+      error = fmt::format("--race-after: {}", e.what());
+    }
+  }
+  std::uint64_t sizes[2] = {text.size(), error.size()};
+  world.broadcast_bytes(sizes, sizeof sizes);
+  text.resize(sizes[0]);
+  error.resize(sizes[1]);
+  world.broadcast_bytes(text.data(), text.size());
+  world.broadcast_bytes(error.data(), error.size());
+  if (!error.empty()) throw ConfigError(error);
+  return text;
 }
 
 }  // namespace
@@ -86,6 +109,11 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
         "--maxbytes: {} B holds less than one element per block of what was asked on {} ranks; "
         "allowed: {} or more",
         options.max_bytes, nranks, run_plan.smallest_useful_bytes));
+  }
+  std::optional<RaceAfter> race_after;
+  if (!options.race_after_path.empty()) {
+    race_after = parse_race_after(read_on_rank0(world, options.race_after_path),
+                                  options.race_after_path, options.interleaved, nranks);
   }
   PhaseSeconds phases;
   PhaseLaps laps(options.phase_times ? &phases : nullptr, g_process_start);
@@ -177,6 +205,13 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
       std::fprintf(stderr, "colltune: %s\n", note.c_str());
     for (const std::string& note : run_plan.left_out)
       std::fprintf(stderr, "colltune: %s\n", note.c_str());
+    if (race_after) {
+      std::fprintf(stderr,
+                   "colltune: --race-after %s: %zu rows decided there are not measured again; "
+                   "%zu raced again among the settings it left tied or undecided\n",
+                   options.race_after_path.c_str(), race_after->rows_decided,
+                   race_after->rows_open);
+    }
   }
 
   std::uint64_t wrong = 0;
@@ -210,6 +245,17 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
   }
   for (std::size_t i = 0; i < plan.size(); ++i) {
     const Collective& c = plan[i];
+    // --race-after: the settings still open in this row (all of them without it).
+    std::vector<std::size_t> chosen;
+    std::vector<Communicator*> row_turns;
+    const std::vector<bool> open = race_after ? race_after->settings_for(c, nranks, turns.size())
+                                              : std::vector<bool>(turns.size(), true);
+    for (std::size_t k = 0; k < turns.size(); ++k) {
+      if (!open[k]) continue;
+      chosen.push_back(k);
+      row_turns.push_back(turns[k]);
+    }
+    if (row_turns.empty()) continue;  // decided in the earlier launch
     // The test-only hang hits the last op, so tests can see that finished records survive.
     policy.hang_rank = i + 1 == plan.size() ? options.policy.hang_rank : -1;
     policy.stop_rank = i + 1 == plan.size() ? options.policy.stop_rank : -1;
@@ -218,13 +264,14 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
     last_line.reset();
     watchdog.arm(watchdog_limit, g_current_step);
     std::vector<Measurement> results =
-        turns.size() == 1 ? std::vector<Measurement>{measure(*turns[0], world, c, policy)}
-                          : measure_interleaved(turns, world, c, policy);
+        row_turns.size() == 1 ? std::vector<Measurement>{measure(*row_turns[0], world, c, policy)}
+                              : measure_interleaved(row_turns, world, c, policy);
     watchdog.disarm();
     g_current_step.clear();
     laps.restart();  // the measurement's own phases are counted inside it
-    for (std::size_t k = 0; k < options.interleaved.size(); ++k) {
-      results[k].in_process_knobs = options.interleaved[k];
+    if (!options.interleaved.empty()) {
+      for (std::size_t k = 0; k < chosen.size(); ++k)
+        results[k].in_process_knobs = options.interleaved[chosen[k]];
     }
     for (const Measurement& m : results) {
       for (auto& r : reporters) r->add(m);
@@ -248,7 +295,8 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - g_process_start).count();
     std::fprintf(stderr, "colltune: %s\n", describe_phases(phases, wall_seconds).c_str());
   }
-  if (measured == 0 && !plan.empty()) {
+  // With --race-after every row may have been decided already: nothing to do is not an error.
+  if (measured == 0 && !plan.empty() && !first_skip.empty()) {
     // Skips are one decision over ranks (runner/measure.cpp), so every rank returns alike.
     if (world.rank() == 0) {
       std::fprintf(stderr,

@@ -43,6 +43,17 @@ bool counted(const std::vector<double>& a, const std::vector<double>& b, LaunchT
 
 }  // namespace
 
+double mean_log_median(const LaunchSamples& launches, int& counted) {
+  double sum = 0;
+  counted = 0;
+  for (const auto& launch : launches) {
+    if (launch.empty()) continue;
+    sum += std::log(median_of(launch));
+    ++counted;
+  }
+  return counted > 0 ? sum / counted : 0;
+}
+
 LaunchTest test_launches(const LaunchSamples& base, const LaunchSamples& cand,
                          double noise_floor_sd) {
   LaunchTest t;

@@ -23,6 +23,10 @@ struct LaunchTest {
   std::string why_not;  // when method is empty: what is missing
 };
 
+// The mean over `launches` of the log of each one's median (log seconds): a unit's figure, each
+// launch one vote; `counted` gets the launches that had samples (0: returns 0). Pure.
+double mean_log_median(const LaunchSamples& launches, int& counted);
+
 // The smallest spread of log launch medians believed: a timer tick below this cannot make two
 // identical-looking launches infinitely significant.
 inline constexpr double kMinLaunchSd = 1e-3;

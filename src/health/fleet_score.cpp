@@ -8,17 +8,6 @@
 
 namespace colltune {
 
-double mean_log_median(const LaunchSamples& launches, int& counted) {
-  double sum = 0;
-  counted = 0;
-  for (const auto& launch : launches) {
-    if (launch.empty()) continue;
-    sum += std::log(median_of(launch));
-    ++counted;
-  }
-  return counted > 0 ? sum / counted : 0;
-}
-
 double slower_than_fleet_p(double d, double spread, int launches, std::size_t df) {
   if (df == 0 || launches == 0) return 1;
   const double t = d / (spread / std::sqrt(static_cast<double>(launches)));

@@ -43,10 +43,6 @@ struct FleetScale {
   double between_sd = 0;  // 1.4826 x MAD of `unit_logs`; 0 with fewer than 3 of them
 };
 
-// A unit's figure: the mean over its launches of the log of each launch's median; `counted`
-// gets the launches that had samples.
-double mean_log_median(const LaunchSamples& launches, int& counted);
-
 // One-sided p of "slower than the fleet" for a unit `d` above the fleet's figure (in log), over
 // `launches` launches, with the pooled launch sd `spread` on `df` degrees of freedom; 1 when df
 // is 0 (the noise is unknown).

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "knobs/knob_scope.hpp"
@@ -73,7 +74,16 @@ void apply_race(SizeVerdict& v, const Panel& panel) {
   v.race = race_of(v.fastest);
   // Eliminated yet fastest: its rivals were left out of the panel (replicates), no race is left.
   if (v.race == RaceOutcome::kEliminated) v.race = RaceOutcome::kNotRaced;
-  if (v.race == RaceOutcome::kNotRaced) return;
+  const bool baseline_out = v.baseline && *v.baseline != v.fastest &&
+                            panel.cells.count(*v.baseline) &&
+                            panel.cells.at(*v.baseline).count(v.bytes) &&
+                            race_of(*v.baseline) == RaceOutcome::kEliminated;
+  if (v.race == RaceOutcome::kNotRaced) {
+    // Launches whose races ended apart (a --race-after launch after the first): the baseline,
+    // eliminated in every launch that measured it, is still beaten by what was left.
+    if (baseline_out) v.significant = v.baseline_eliminated = true;
+    return;
+  }
   if (v.race == RaceOutcome::kWon) {
     v.significant = true;
     v.tied.clear();
@@ -93,12 +103,13 @@ void apply_race(SizeVerdict& v, const Panel& panel) {
     v.margin_over_baseline = 0;
     return;
   }
-  if (v.baseline && *v.baseline != v.fastest && panel.cells.count(*v.baseline) &&
-      panel.cells.at(*v.baseline).count(v.bytes) &&
-      race_of(*v.baseline) == RaceOutcome::kEliminated) {
-    v.significant = true;
-    v.baseline_eliminated = true;
-  }
+  if (baseline_out) v.significant = v.baseline_eliminated = true;
+}
+
+double launch_center(const LaunchSamples& launches) {
+  int counted = 0;
+  const double mean_log = mean_log_median(launches, counted);
+  return counted > 0 ? std::exp(mean_log) : 0;
 }
 
 }  // namespace
@@ -180,6 +191,7 @@ std::vector<Panel> build_panels(const Dataset& d) {
     for (auto& [point, by_size] : panel.cells) {
       for (auto& [bytes, cell] : by_size) {
         cell.summary = summarize(cell.samples_seconds);
+        cell.center_seconds = launch_center(cell.launches);
         const double t = cell.summary.median;
         cell.algbw_gbps = t > 0 ? cell.algbw_bytes / t / 1e9 : 0;
         cell.busbw_gbps = cell.algbw_gbps * cell.bus_factor;
@@ -244,7 +256,7 @@ std::vector<SizeVerdict> winners(const Panel& panel, const Dataset& d) {
     for (const auto& id : panel.point_ids) {
       const auto it = panel.cells.find(id);
       if (it == panel.cells.end() || it->second.count(bytes) == 0) continue;
-      ranked.emplace_back(it->second.at(bytes).summary.median, id);
+      ranked.emplace_back(it->second.at(bytes).center_seconds, id);
       if (it->second.at(bytes).race == RaceOutcome::kEliminated) v.eliminated.push_back(id);
     }
     if (ranked.empty()) continue;
@@ -265,17 +277,20 @@ std::vector<SizeVerdict> winners(const Panel& panel, const Dataset& d) {
     if (ranked.size() > 1) {
       v.runner_up = ranked[1].second;
       v.margin_over_runner_up =
-          best.summary.median > 0 ? ranked[1].first / best.summary.median - 1 : 0;
+          best.center_seconds > 0 ? ranked[1].first / best.center_seconds - 1 : 0;
       v.intervals_overlap = cell_of(*v.runner_up)->summary.ci_low <= best.summary.ci_high;
     }
     for (std::size_t i = 1; i < ranked.size(); ++i) {
+      // Out of the race in every launch that measured it (a --race-after launch measures again
+      // only what the first left open): slower, whatever a test across unequal launches says.
+      if (eliminated(ranked[i].second)) continue;
       const PairTest t = test_faster(best, *cell_of(ranked[i].second));
       if (!t.decidable || t.p_faster >= kSignificanceLevel) v.tied.push_back(ranked[i].second);
     }
     v.baseline = baseline_of(d, v.fastest);
     const Cell* base = v.baseline ? cell_of(*v.baseline) : nullptr;
-    if (base != nullptr && best.summary.median > 0)
-      v.margin_over_baseline = base->summary.median / best.summary.median - 1;
+    if (base != nullptr && best.center_seconds > 0)
+      v.margin_over_baseline = base->center_seconds / best.center_seconds - 1;
     v.baseline_fastest = v.baseline && *v.baseline == v.fastest;
     // The question a tuned file answers: does the fastest beat what the library does alone?
     const Cell* rival = base != nullptr && !v.baseline_fastest ? base

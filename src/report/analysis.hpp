@@ -21,6 +21,10 @@ struct Cell {
   std::vector<std::string> launch_ids;  // parallel: which launch; equal ids = shared launch
   std::vector<double> samples_seconds;  // all launches merged, for the summary
   Summary summary;
+  // Geometric mean of the launch medians (seconds): what settings are ranked by, each launch one
+  // vote, where the pooled median would follow the launch that took the most samples (racing
+  // samples a setting a launch keeps open longer than one it eliminates).
+  double center_seconds = 0;
   double algbw_bytes = 0;  // bytes one op moves for algbw
   double bus_factor = 1;
   double algbw_gbps = 0;  // at the median

@@ -98,6 +98,10 @@ std::string significance_text(const SizeVerdict& v, const Panel& panel, const La
     }
   }
   if (!v.runner_up) return "only one configuration";
+  if (v.significant && v.baseline_eliminated) {
+    return "yes: the baseline was eliminated in every launch that raced it; the fastest left "
+           "beat it";
+  }
   if (!v.test.decidable) return fmt::format("undecided: {} ({})", v.test.why_not, v.test.method);
   const std::string detail = fmt::format("adjusted p={:.3g}, {}{}", v.p_value, v.test.method,
                                          v.intervals_overlap ? "" : ", intervals apart");

@@ -200,6 +200,7 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   std::string race_futility = "on";
   app.add_option("--race-futility", race_futility);
   app.add_option("--race-min-turns", race_min_turns);
+  app.add_option("--race-after", o.race_after_path);
   app.add_option("--min-sample-seconds", min_sample_seconds);
   app.add_option("--json", o.json_path);
   app.add_option("-T,--timeout", timeout);
@@ -342,6 +343,12 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   }
   apply_race_options(o, race, race_futility, race_tie, race_min_turns, min_sample_seconds,
                      !iters.empty(), !repetitions.empty());
+  if (!o.race_after_path.empty() && !o.policy.race) {
+    throw ConfigError(fmt::format(
+        "--race-after: {}: races again what that launch left open, and this run does not race; "
+        "allowed: with two or more --interleave settings and --race on",
+        o.race_after_path));
+  }
   if (threads != 1)
     throw ConfigError(
         fmt::format("-t/--nthreads: {}: colltune drives a process's GPUs from one "

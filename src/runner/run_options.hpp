@@ -36,6 +36,7 @@ struct RunOptions {
   std::vector<InProcessSettings> interleaved;
   double timeout_seconds = 300;
   std::vector<std::string> notes;    // what the options turned off, for rank 0 to print
+  std::string race_after_path;       // --race-after: an earlier launch's records; empty: none
   std::string json_path;             // empty: no JSONL
   std::string nccl_tests_json_path;  // -J: nccl-tests' JSON format; empty: none
   bool copy_ceiling = false;         // each host's memcpy bandwidth into the records' context

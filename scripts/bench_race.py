@@ -54,6 +54,9 @@ def parse_args():
                         help="instead: K racing launches per rank count, each launch's pick "
                              "scored against the geometric mean of the other K - 1 launches' "
                              "medians (a truth far less noisy than one launch)")
+    parser.add_argument("--second-launch", action="store_true",
+                        help="with --consensus: each unit is a launch and a `--race-after` launch "
+                             "after it, picked as the report reads the two")
     parser.add_argument("--osu", help="an OSU Micro-Benchmarks build (osu_allreduce under it)")
     parser.add_argument("--mpirun-args", default="--bind-to core:overload-allowed",
                         help="mpirun flags for every launch, OSU's and colltune's alike (default: "
@@ -94,29 +97,50 @@ def parse_size(text):
     return int(text[:-1]) * units[text[-1]] if text[-1] in units else int(text)
 
 
-def one_run(args, np, extra):
+def one_run(args, np, extra, out):
     env = dict(os.environ, OMPI_MCA_coll_tuned_use_dynamic_rules="1")
+    subprocess.run(["mpirun", "--oversubscribe", *args.mpirun_args.split(), "-np", str(np),
+                    args.colltune, "run",
+                    "--interleave", f"coll_tuned_allreduce_algorithm={args.algorithms}",
+                    "-b", "8", "-e", args.max_bytes, "-f", "2", "--in-place", "never",
+                    "-c", "0", "--json", out] + extra,
+                   env=env, check=True, capture_output=True)
+    return [json.loads(line) for line in open(out)]
+
+
+def combine(per_launch):
+    """One setting's launches as the report reads them: the geometric mean of their medians; the
+    race's outcome where every launch ended alike, else undecided (the report then ranks by that
+    mean); eliminated where every launch that raced it eliminated it."""
+    median = statistics.geometric_mean(m for m, _ in per_launch)
+    outcomes = {o for _, o in per_launch}
+    return median, outcomes.pop() if len(outcomes) == 1 else "undecided"
+
+
+def launch_cells(args, extra, second):
+    """One launch per rank count, and with `second` a --race-after launch after each:
+    {(np, bytes): {algorithm: (median seconds, race outcome or None)}}."""
+    merged = {}
     with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "r.jsonl")
-        subprocess.run(["mpirun", "--oversubscribe", *args.mpirun_args.split(), "-np", str(np),
-                        args.colltune, "run",
-                        "--interleave", f"coll_tuned_allreduce_algorithm={args.algorithms}",
-                        "-b", "8", "-e", args.max_bytes, "-f", "2", "--in-place", "never",
-                        "-c", "0", "--json", out] + extra,
-                       env=env, check=True, capture_output=True)
-        return [json.loads(line) for line in open(out)]
+        for np in (int(n) for n in args.nps.split(",")):
+            first = os.path.join(tmp, f"np{np}-1.jsonl")
+            launches = [one_run(args, np, extra, first)]
+            if second:
+                launches.append(one_run(args, np, extra + ["--race-after", first],
+                                        os.path.join(tmp, f"np{np}-2.jsonl")))
+            for records in launches:
+                for r in records:
+                    algorithm = r["in_process_knobs"]["OMPI_MCA_coll_tuned_allreduce_algorithm"]
+                    outcome = r["race"]["outcome"] if r.get("race") else None
+                    merged.setdefault((np, r["bytes"]), {}).setdefault(algorithm, []).append(
+                        (r["stats_seconds"]["median"], outcome))
+    return {key: {a: combine(v) for a, v in cell.items()} for key, cell in merged.items()}
 
 
-def repeat(args, extra):
+def repeat(args, extra, second=False):
     """{(np, bytes): {algorithm: (median seconds, race outcome or None)}} and the wall time."""
-    cells = {}
     start = time.monotonic()
-    for np in (int(n) for n in args.nps.split(",")):
-        for r in one_run(args, np, extra):
-            algorithm = r["in_process_knobs"]["OMPI_MCA_coll_tuned_allreduce_algorithm"]
-            outcome = r["race"]["outcome"] if r.get("race") else None
-            cells.setdefault((np, r["bytes"]), {})[algorithm] = (r["stats_seconds"]["median"],
-                                                                 outcome)
+    cells = launch_cells(args, extra, second)
     return cells, time.monotonic() - start
 
 
@@ -159,13 +183,7 @@ def consensus(args):
     launches = []  # each {(np, bytes): {algorithm: (median, outcome)}}
     start = time.monotonic()
     for _ in range(args.consensus):
-        cells = {}
-        for np in (int(n) for n in args.nps.split(",")):
-            for r in one_run(args, np, args.race_args.split()):
-                algorithm = r["in_process_knobs"]["OMPI_MCA_coll_tuned_allreduce_algorithm"]
-                cells.setdefault((np, r["bytes"]), {})[algorithm] = (
-                    r["stats_seconds"]["median"], r["race"]["outcome"] if r.get("race") else None)
-        launches.append(cells)
+        launches.append(launch_cells(args, args.race_args.split(), args.second_launch))
     regrets, worst = [], []
     for i, cells in enumerate(launches):
         others = [c for j, c in enumerate(launches) if j != i]
@@ -177,7 +195,9 @@ def consensus(args):
     wall = (time.monotonic() - start) / args.consensus
     regrets.sort()
     p90 = regrets[min(len(regrets) - 1, int(0.9 * len(regrets)))]
-    print(f"racing, {args.consensus} launches per rank count ({args.nps}), algorithms "
+    unit = "racing units (a launch and its --race-after launch)" if args.second_launch else \
+        "racing launches"
+    print(f"{unit}: {args.consensus} per rank count ({args.nps}), algorithms "
           f"{args.algorithms}, mpirun {args.mpirun_args or '(no extra flags)'}: each launch's pick "
           f"against the other launches' geometric mean: median {statistics.median(regrets):.3f}x, "
           f"p90 {p90:.3f}x, worst {regrets[-1]:.3f}x; {sum(r > 1.10 for r in regrets)} of "
@@ -187,8 +207,9 @@ def consensus(args):
         print(f"  worst: launch {launch}, np {key[0]}, {key[1]} B, pick {pick} {regret:.3f}x; the "
               f"others: {' '.join(f'{a}:{truth[a] / best:.2f}' for a in sorted(truth))}; this "
               f"launch: {describe_cell(cell, pick)}")
-    print(f"  wall {wall:.1f} s per launch (every rank count)")
-    paired_picks(args, launches)
+    print(f"  wall {wall:.1f} s per unit (every rank count)")
+    if not args.second_launch:
+        paired_picks(args, launches)
 
 
 def group_pick(cells):
@@ -229,11 +250,12 @@ def main():
     if args.consensus:
         consensus(args)
         return
-    methods = {"racing (default)": args.race_args.split(),
-               "fixed budget (--race off -n 20 --repetitions 10)":
-                   ["--race", "off", "-n", "20", "--repetitions", "10"]}
+    fixed = "fixed budget (--race off -n 20 --repetitions 10)"
+    methods = {"racing (default)": (args.race_args.split(), False),
+               "racing, then --race-after on what it left open": (args.race_args.split(), True),
+               fixed: (["--race", "off", "-n", "20", "--repetitions", "10"], False)}
     if args.race_only:
-        del methods["fixed budget (--race off -n 20 --repetitions 10)"]
+        del methods[fixed]
     runs = {name: [] for name in methods}
     osu = "one OSU launch per algorithm (osu_allreduce)"
     if args.osu:
@@ -242,8 +264,8 @@ def main():
     for _ in range(2):
         if args.osu:
             runs[osu].append(osu_repeat(args, binary))
-        for name, extra in methods.items():
-            runs[name].append(repeat(args, extra))
+        for name, (extra, second) in methods.items():
+            runs[name].append(repeat(args, extra, second))
     print(f"allreduce, coll_tuned algorithms {args.algorithms}, 8 B to {args.max_bytes} factor 2, "
           f"np {args.nps}; two repeats each, alternating")
     for name, ((first, t1), (second, t2)) in runs.items():

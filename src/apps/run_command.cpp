@@ -186,11 +186,24 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
   laps.mark(Phase::kContext);
   // One communicator, or one per --interleave setting, each created right after its write.
   std::vector<std::unique_ptr<Communicator>> comms;
-  std::vector<Communicator*> turns;
-  for (const auto& knobs :
-       options.interleaved.empty() ? std::vector<InProcessSettings>{{}} : options.interleaved) {
+  std::vector<Communicator*> turns;  // per setting; null where --race-after leaves it no row
+  const auto settings =
+      options.interleaved.empty() ? std::vector<InProcessSettings>{{}} : options.interleaved;
+  std::vector<bool> needed(settings.size(), !race_after);
+  if (race_after) {
+    for (const Collective& c : plan) {
+      const std::vector<bool> open = race_after->settings_for(c, nranks, settings.size());
+      for (std::size_t k = 0; k < settings.size(); ++k) needed[k] = needed[k] || open[k];
+    }
+    if (std::find(needed.begin(), needed.end(), true) == needed.end()) needed[0] = true;
+  }
+  for (std::size_t k = 0; k < settings.size(); ++k) {
+    if (!needed[k]) {
+      turns.push_back(nullptr);
+      continue;
+    }
     BackendOptions backend_options = options.backend_options;
-    backend_options.in_process_knobs = knobs;
+    backend_options.in_process_knobs = settings[k];
     comms.push_back(make_communicator(options.backend, world, backend_options));
     turns.push_back(comms.back().get());
   }

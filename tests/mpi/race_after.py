@@ -39,11 +39,13 @@ def rows(records):
 
 code, stderr, first, first_path = launch("first", DELAY)
 check(code == 0, f"first launch: exit {code}: {stderr[-600:]}")
-expected = {1024: {"0": "eliminated", "4096": "tied", "8192": "tied"},
-            2048: {"0": "eliminated", "4096": "tied", "8192": "tied"}}
-check(rows(first) == expected, f"first launch: {rows(first)}, expected {expected}")
+# Both tied is the rule's answer; a busy machine's turns may leave them undecided (open alike).
+as_expected = sorted(rows(first)) == [1024, 2048] and all(
+    row["0"] == "eliminated" and row["4096"] == row["8192"] in ("tied", "undecided")
+    for row in rows(first).values())
+check(as_expected, f"first launch: {rows(first)}, expected 0 eliminated, 4096 and 8192 open")
 
-if rows(first) == expected:
+if as_expected:
     # Both rows open: the two tied settings raced again at both sizes, setting 0 not measured.
     code, stderr, second, second_path = launch("second", ["--race-after", first_path])
     check(code == 0, f"second launch: exit {code}: {stderr[-600:]}")
@@ -64,10 +66,15 @@ if rows(first) == expected:
     md_path = os.path.join(out_dir, "first+1.report.md")
     md = open(md_path).read() if os.path.exists(md_path) else ""
     check("first.jsonl + " in md and "second.jsonl" in md, f"the report's sources: {md[:300]}")
+    seen = 0
     for line in md.splitlines():
         if line.startswith("| 1K ") or line.startswith("| 2K "):
-            check("allreduce\\_alg\\_seg=0 (turn" in line and "allreduce\\_alg\\_seg=0," not in line,
-                  f"setting 0 is not shown eliminated only: {line}")
+            seen += 1
+            columns = [c.strip() for c in line.strip("|").split("|")]
+            winner, runner_up, tied = columns[1], columns[4], columns[7]
+            check(all("seg=0" not in c for c in (winner, runner_up, tied)),
+                  f"setting 0, eliminated, is the winner, runner-up or tied: {line}")
+    check(seen == 2, f"the report has {seen} of the 1K and 2K rows: {md[:600]}")
 
     # A row the first launch decided (edited to a win, as a first launch with a winner writes
     # it) is not measured again; the other still is.

@@ -12,7 +12,6 @@
 #include <optional>
 #include <thread>
 
-#include "apps/race_after.hpp"
 #include "apps/run_context.hpp"
 #include "backends/registry.hpp"
 #include "core/errors.hpp"
@@ -22,6 +21,7 @@
 #include "report/nccl_tests_json.hpp"
 #include "runner/measure.hpp"
 #include "runner/plan.hpp"
+#include "runner/race_after.hpp"
 #include "runner/roll_call.hpp"
 #include "runner/run_options.hpp"
 #include "runner/watchdog.hpp"

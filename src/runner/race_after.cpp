@@ -1,4 +1,4 @@
-#include "apps/race_after.hpp"
+#include "runner/race_after.hpp"
 
 #include <fmt/format.h>
 

@@ -219,11 +219,18 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
     for (const std::string& note : run_plan.left_out)
       std::fprintf(stderr, "colltune: %s\n", note.c_str());
     if (race_after) {
+      const auto unknown = std::count_if(plan.begin(), plan.end(), [&](const Collective& c) {
+        return !race_after->holds(c, nranks);
+      });
       std::fprintf(stderr,
                    "colltune: --race-after %s: %zu rows decided there are not measured again; "
-                   "%zu raced again among the settings it left tied or undecided\n",
-                   options.race_after_path.c_str(), race_after->rows_decided,
-                   race_after->rows_open);
+                   "%zu raced again among the settings it left tied or undecided%s\n",
+                   options.race_after_path.c_str(), race_after->rows_decided, race_after->rows_open,
+                   unknown > 0 ? fmt::format("; {} of this run's rows are not raced there: raced "
+                                             "in full",
+                                             unknown)
+                                     .c_str()
+                               : "");
     }
   }
 

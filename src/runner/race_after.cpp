@@ -30,6 +30,10 @@ std::vector<bool> RaceAfter::settings_for(const Collective& c, int nranks,
   return it != open.end() ? it->second : std::vector<bool>(settings, true);
 }
 
+bool RaceAfter::holds(const Collective& c, int nranks) const {
+  return open.count(row_of(c, nranks)) > 0;
+}
+
 RaceAfter parse_race_after(const std::string& text, const std::string& path,
                            const std::vector<InProcessSettings>& settings, int nranks) {
   std::vector<std::string> names;

@@ -29,6 +29,8 @@ struct RaceAfter {
   // The settings (by index into the run's --interleave settings, `settings` of them) to measure
   // for `c` on `nranks` ranks: every one where the file has no such row.
   std::vector<bool> settings_for(const Collective& c, int nranks, std::size_t settings) const;
+  // Whether the file measured `c` on `nranks` ranks and raced it.
+  bool holds(const Collective& c, int nranks) const;
 };
 
 // Reads `text`, the JSONL records of the earlier launch (`path` names it in errors), against

@@ -34,10 +34,11 @@ namespace fs = std::filesystem;
 constexpr const char* kResultsHelp =
     "a sweep store (results/<id>), a run's JSONL (--json), or nccl-tests JSON (-J, or nccl-tests' "
     "own)";
-constexpr const char* kLaunchesHelp =
-    "a sweep store (results/<id>), a run's JSONL (--json), or nccl-tests JSON (-J, or nccl-tests' "
-    "own); several are launches of one comparison, each file its own (a run --race-after file "
-    "with the launch it followed)";
+// report and tune read several inputs as launches of one comparison.
+const std::string kLaunchesHelp =
+    std::string(kResultsHelp) +
+    "; several are launches of one comparison, each file its own (a run --race-after file with "
+    "the launch it followed)";
 constexpr const char* kSkipBadHelp =
     "leave out records that fail their range checks, with a warning each (default: such a "
     "record is bad input)";

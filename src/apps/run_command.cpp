@@ -54,6 +54,12 @@ std::string read_on_rank0(const MpiWorld& world, const std::string& path) {
       error = fmt::format("--race-after: {}", e.what());
     }
   }
+  // One launch's records are megabytes; MPI counts in int.
+  if (world.rank() == 0 && text.size() > (std::size_t{1} << 30)) {
+    error = fmt::format("--race-after: {}: {} bytes; allowed: one launch's records (under 1 GiB)",
+                        path, text.size());
+    text.clear();
+  }
   std::uint64_t sizes[2] = {text.size(), error.size()};
   world.broadcast_bytes(sizes, sizeof sizes);
   text.resize(sizes[0]);
@@ -219,18 +225,22 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
     for (const std::string& note : run_plan.left_out)
       std::fprintf(stderr, "colltune: %s\n", note.c_str());
     if (race_after) {
-      const auto unknown = std::count_if(plan.begin(), plan.end(), [&](const Collective& c) {
-        return !race_after->holds(c, nranks);
-      });
-      std::fprintf(stderr,
-                   "colltune: --race-after %s: %zu rows decided there are not measured again; "
-                   "%zu raced again among the settings it left tied or undecided%s\n",
-                   options.race_after_path.c_str(), race_after->rows_decided, race_after->rows_open,
-                   unknown > 0 ? fmt::format("; {} of this run's rows are not raced there: raced "
-                                             "in full",
-                                             unknown)
-                                     .c_str()
-                               : "");
+      std::size_t decided = 0, open = 0, unknown = 0;
+      for (const Collective& c : plan) {
+        const auto settings_open = race_after->settings_for(c, nranks, settings.size());
+        if (!race_after->holds(c, nranks))
+          ++unknown;
+        else if (std::find(settings_open.begin(), settings_open.end(), true) == settings_open.end())
+          ++decided;
+        else
+          ++open;
+      }
+      std::fprintf(
+          stderr,
+          "colltune: --race-after %s: %zu rows decided there are not measured again; "
+          "%zu raced again among the settings it left tied or undecided%s\n",
+          options.race_after_path.c_str(), decided, open,
+          unknown > 0 ? fmt::format("; {} not raced there: raced in full", unknown).c_str() : "");
     }
   }
 

@@ -44,14 +44,9 @@ bool counted(const std::vector<double>& a, const std::vector<double>& b, LaunchT
 }  // namespace
 
 double mean_log_median(const LaunchSamples& launches, int& counted) {
-  double sum = 0;
-  counted = 0;
-  for (const auto& launch : launches) {
-    if (launch.empty()) continue;
-    sum += std::log(median_of(launch));
-    ++counted;
-  }
-  return counted > 0 ? sum / counted : 0;
+  const std::vector<double> logs = log_medians(launches);
+  counted = static_cast<int>(logs.size());
+  return logs.empty() ? 0 : mean_of(logs);
 }
 
 LaunchTest test_launches(const LaunchSamples& base, const LaunchSamples& cand,

@@ -22,8 +22,8 @@ void add_alone_figures(std::vector<AloneFigures>& alone, int node,
 // Per metric: a node's figure is the mean log of its launch medians, the fleet's the median of
 // the nodes', the noise the pooled launch sd within nodes. A node is slow alone where it is at
 // least rule.min_effect slower than the fleet, beyond kOutlierZ robust sds of the nodes'
-// figures, and a one-sided t-test over its launches says so at rule.alpha after
-// Benjamini-Hochberg over all nodes x metrics (call_of). Adds to `notes` what the data cannot
+// figures (and of the launch noise), and a one-sided t-test over its launches says so at rule.alpha
+// after Benjamini-Hochberg over all nodes x metrics (call_of). Adds to `notes` what the data cannot
 // tell.
 std::vector<AloneVerdict> judge_alone(const std::vector<AloneFigures>& alone,
                                       const HealthRule& rule, std::vector<std::string>& notes);

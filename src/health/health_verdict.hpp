@@ -127,10 +127,10 @@ void blame_nodes_of_failed_pairs(HealthInput& in);
 
 // The rule: per metric, a pair's figure is the geometric mean of its launch medians; a node's
 // the median of its pairs'; the fleet's the median of its nodes'. A pair is slow where it is at
-// least min_effect slower than the fleet, beyond kOutlierZ robust sds of the nodes' figures, and
-// a t-test over its launches (the pooled launch spread of all pairs) says so at alpha after
-// Benjamini-Hochberg (call_of). A node slow in more than half
-// of its measured pairs is a slow node; a slow pair whose nodes are both not slow is a slow link.
+// least min_effect slower than the fleet, beyond kOutlierZ robust sds of the nodes' figures (and of
+// the launch noise), and a t-test over its launches (the pooled launch spread of all pairs) says so
+// at alpha after Benjamini-Hochberg (call_of). A node slow in more than half of its measured pairs
+// is a slow node; a slow pair whose nodes are both not slow is a slow link.
 HealthJudgement judge_health(const HealthInput& in, const HealthRule& rule = {});
 
 }  // namespace colltune

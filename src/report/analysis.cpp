@@ -73,8 +73,9 @@ void apply_race(SizeVerdict& v, const Panel& panel) {
   const auto race_of = [&](const std::string& id) { return panel.cells.at(id).at(v.bytes).race; };
   v.race = race_of(v.fastest);
   // Eliminated yet fastest: its rivals were left out of the panel (replicates), no race is left.
-  if (v.race == RaceOutcome::kEliminated) v.race = RaceOutcome::kNotRaced;
-  const bool baseline_out = v.baseline && *v.baseline != v.fastest &&
+  const bool fastest_out = v.race == RaceOutcome::kEliminated;
+  if (fastest_out) v.race = RaceOutcome::kNotRaced;
+  const bool baseline_out = !fastest_out && v.baseline && *v.baseline != v.fastest &&
                             panel.cells.count(*v.baseline) &&
                             panel.cells.at(*v.baseline).count(v.bytes) &&
                             race_of(*v.baseline) == RaceOutcome::kEliminated;
@@ -192,7 +193,7 @@ std::vector<Panel> build_panels(const Dataset& d) {
       for (auto& [bytes, cell] : by_size) {
         cell.summary = summarize(cell.samples_seconds);
         cell.center_seconds = launch_center(cell.launches);
-        const double t = cell.summary.median;
+        const double t = cell.center_seconds;
         cell.algbw_gbps = t > 0 ? cell.algbw_bytes / t / 1e9 : 0;
         cell.busbw_gbps = cell.algbw_gbps * cell.bus_factor;
         sizes.push_back(bytes);
@@ -206,23 +207,16 @@ std::vector<Panel> build_panels(const Dataset& d) {
   return out;
 }
 
+LaunchTest launch_level_test(const Cell& base, const Cell& cand) {
+  // Interleaved in the same launches: paired, so what a launch does to both cancels.
+  if (same_launches(base, cand) && base.launches.size() >= 2)
+    return test_paired_launches(base.launches, cand.launches);
+  return test_launches(base.launches, cand.launches);
+}
+
 PairTest test_faster(const Cell& a, const Cell& b) {
   PairTest t;
-  if (same_launches(a, b) && a.launches.size() >= 2) {
-    // The launch is the unit: samples pooled over launches would let one launch that measures
-    // the two alike (or apart) decide for all. Pairing cancels what a launch does to both.
-    const LaunchTest l = test_paired_launches(b.launches, a.launches);
-    t.method =
-        fmt::format("interleaved in {} launches, paired t on launch medians", a.launches.size());
-    if (l.method.empty()) {
-      t.why_not = l.why_not;
-      return t;
-    }
-    t.p_faster = l.p_faster;
-    t.decidable = true;
-    return t;
-  }
-  if (same_launches(a, b)) {
+  if (same_launches(a, b) && a.launches.size() == 1) {
     // One launch: its samples are all there is; the report says the launch noise is unseen.
     const auto na = a.samples_seconds.size(), nb = b.samples_seconds.size();
     t.method = "interleaved in 1 launch, Mann-Whitney (launch-to-launch noise unseen)";
@@ -236,8 +230,13 @@ PairTest test_faster(const Cell& a, const Cell& b) {
     t.decidable = true;
     return t;
   }
-  const LaunchTest l = test_launches(b.launches, a.launches);
-  t.method = fmt::format("{}+{} launches, Welch", l.cand_launches, l.base_launches);
+  // The launch is the unit: samples pooled over launches would let one launch that measures the
+  // two alike (or apart) decide for all.
+  const LaunchTest l = launch_level_test(b, a);
+  t.method =
+      l.method == "paired launches"
+          ? fmt::format("interleaved in {} launches, paired t on launch medians", a.launches.size())
+          : fmt::format("{}+{} launches, Welch", l.cand_launches, l.base_launches);
   if (l.method.empty()) {
     t.why_not = l.why_not;
     return t;

@@ -64,6 +64,11 @@ inline constexpr std::size_t kMinSamplesForVerdict = 8;
 // Whether cell `a` is faster than cell `b`. Points interleaved in the same launches are paired
 // launch by launch (test_paired_launches); in one launch only, their samples are compared
 // directly (Mann-Whitney); points from separate launches on launch medians (test_launches).
+// The launch-level test of `cand` against `base` (LaunchTest's ratio: cand over base): paired
+// launch by launch where both were interleaved in the same 2+ launches, else Welch on launch
+// medians. Pure; any thread.
+LaunchTest launch_level_test(const Cell& base, const Cell& cand);
+
 struct PairTest {
   bool decidable = false;
   double p_faster = 1;  // one-sided, unadjusted

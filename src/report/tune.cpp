@@ -260,8 +260,8 @@ std::string emit_env(const Dataset& d, const TuneOptions& o) {
         const PointInfo* b = find_point(d, *base);
         // Where the report keeps the baseline (it won significantly), a value pays what it
         // measured there, so a value that wins one cell and loses the rest is not exported.
-        const auto& mine = panel.cells.at(id).at(v.bytes).summary.median;
-        const auto& theirs = panel.cells.at(*base).at(v.bytes).summary.median;
+        const auto& mine = panel.cells.at(id).at(v.bytes).center_seconds;
+        const auto& theirs = panel.cells.at(*base).at(v.bytes).center_seconds;
         const double gain = named && v.fastest == id ? std::log1p(*v.margin_over_baseline)
                             : v.significant && v.baseline_fastest && mine > 0
                                 ? std::min(0.0, std::log(theirs / mine))
@@ -316,10 +316,12 @@ std::string emit_openmetrics(const Dataset& d) {
   std::string busbw =
       "# TYPE colltune_busbw_bytes_per_second gauge\n"
       "# UNIT colltune_busbw_bytes_per_second bytes_per_second\n"
-      "# HELP colltune_busbw_bytes_per_second Bus bandwidth at the median time.\n";
+      "# HELP colltune_busbw_bytes_per_second Bus bandwidth at the median time (geometric mean "
+      "over launches).\n";
   std::string time =
       "# TYPE colltune_time_seconds gauge\n# UNIT colltune_time_seconds seconds\n"
-      "# HELP colltune_time_seconds Median time of one op, the maximum over ranks.\n";
+      "# HELP colltune_time_seconds Median time of one op, the maximum over ranks (geometric mean "
+      "of the launch medians).\n";
   // The store's name, not its path: a label is an identity, and paths differ by machine.
   std::filesystem::path path = std::filesystem::path(d.source).lexically_normal();
   if (path.filename().empty()) path = path.parent_path();  // "results/x/"
@@ -337,7 +339,7 @@ std::string emit_openmetrics(const Dataset& d) {
             bytes);
         busbw += fmt::format("colltune_busbw_bytes_per_second{{{}}} {:.6g}\n", labels,
                              cell.busbw_gbps * 1e9);
-        time += fmt::format("colltune_time_seconds{{{}}} {:.6g}\n", labels, cell.summary.median);
+        time += fmt::format("colltune_time_seconds{{{}}} {:.6g}\n", labels, cell.center_seconds);
       }
     }
   }

@@ -30,7 +30,7 @@ std::optional<json> measured_gain(const Panel& panel, const SizeVerdict& v) {
   const auto fc = fast->second.find(v.bytes);
   const auto bc = base->second.find(v.bytes);
   if (fc == fast->second.end() || bc == base->second.end()) return std::nullopt;
-  const LaunchTest t = test_launches(bc->second.launches, fc->second.launches);
+  const LaunchTest t = launch_level_test(bc->second, fc->second);
   json m{{"bytes", v.bytes}, {"gain", t.ratio > 0 ? 1 / t.ratio : 0}};
   if (!t.method.empty() && t.ratio_low > 0) {
     m["gain_low"] = 1 / t.ratio_high;

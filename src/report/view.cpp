@@ -186,9 +186,9 @@ PanelView make_panel_view(const Panel& panel, const Dataset& d) {
     SeriesView s{label_of(id), p != nullptr && p->baseline, {}};
     for (const auto& [bytes, cell] : panel.cells.at(id)) {
       // busbw is bytes x factor / time: its interval comes from the time's, upside down.
-      const double per_second = cell.summary.median * cell.busbw_gbps;
+      const double per_second = cell.center_seconds * cell.busbw_gbps;
       const auto busbw_at = [&](double t) { return t > 0 ? per_second / t : 0.0; };
-      s.points.push_back({bytes, cell.summary.median, cell.summary.ci_low, cell.summary.ci_high,
+      s.points.push_back({bytes, cell.center_seconds, cell.summary.ci_low, cell.summary.ci_high,
                           cell.busbw_gbps, busbw_at(cell.summary.ci_high),
                           busbw_at(cell.summary.ci_low)});
     }

@@ -55,7 +55,9 @@ struct RunPolicy {
   // no peer waits for it there), as a rank whose clock saw a slow op would.
   int delay_rank = -1;
   double delay_seconds = 0;
-  int delay_setting = -1;  // test-only: measure_interleaved delays only this setting (index)
+  // Test-only: measure_interleaved delays only this setting (index among the settings measured
+  // at that row: with --race-after, those the earlier launch left open).
+  int delay_setting = -1;
 };
 
 // The most ops one adaptive sample takes, however fast an op is.

@@ -43,6 +43,7 @@ RaceAfter parse_race_after(const std::string& text, const std::string& path,
   std::istringstream lines(text);
   std::string line;
   bool raced = false;
+  std::vector<bool> seen_setting(names.size(), false);
   for (int number = 1; std::getline(lines, line); ++number) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     const std::string where = fmt::format("--race-after: {} line {}", path, number);
@@ -71,6 +72,18 @@ RaceAfter parse_race_after(const std::string& text, const std::string& path,
     auto& row = outcomes[{r.collective, r.dtype, r.op, r.in_place, r.root, r.bytes}];
     row.resize(settings.size(), RaceOutcome::kNotRaced);
     row[static_cast<std::size_t>(at - names.begin())] = r.race;
+    seen_setting[static_cast<std::size_t>(at - names.begin())] = true;
+  }
+  // Every setting of this run in the file: a run with one more would never measure it (it
+  // counts as not raced in every row), and a --race-after launch's own file leaves out what
+  // the first eliminated, so a third launch after it would race decided rows again.
+  for (std::size_t s = 0; s < names.size(); ++s) {
+    if (!seen_setting[s]) {
+      throw ConfigError(fmt::format(
+          "--race-after: {}: setting '{}' of this run has no record there; allowed: the records "
+          "of a first launch with the same settings (not a --race-after launch's own)",
+          path, names[s]));
+    }
   }
   if (!raced) {
     throw ConfigError(fmt::format(
@@ -95,7 +108,6 @@ RaceAfter parse_race_after(const std::string& text, const std::string& path,
     }
     // One setting left open is a winner in all but name; none: nothing was raced there.
     if (std::count(open.begin(), open.end(), true) < 2) std::fill(open.begin(), open.end(), false);
-    ++(std::count(open.begin(), open.end(), true) > 0 ? out.rows_open : out.rows_decided);
     out.open[row] = open;
   }
   return out;

@@ -24,7 +24,6 @@ struct RaceAfter {
   // A row's settings to race again (tied or undecided there); all false: decided there (a
   // winner), not measured again. A row the file does not hold is raced in full.
   std::map<Row, std::vector<bool>> open;
-  std::size_t rows_open = 0, rows_decided = 0;
 
   // The settings (by index into the run's --interleave settings, `settings` of them) to measure
   // for `c` on `nranks` ranks: every one where the file has no such row.
@@ -35,8 +34,8 @@ struct RaceAfter {
 
 // Reads `text`, the JSONL records of the earlier launch (`path` names it in errors), against
 // this run's `settings` and `nranks`. Throws ConfigError with one line naming the file, the line
-// and what is allowed: a record of a setting this run does not measure, of another rank count,
-// or a file with no raced record at all.
+// and what is allowed: a record of a setting this run does not measure, a setting of this run
+// with no record there, another rank count, or a file with no raced record at all.
 RaceAfter parse_race_after(const std::string& text, const std::string& path,
                            const std::vector<InProcessSettings>& settings, int nranks);
 

@@ -112,11 +112,12 @@ Settings side by side in one launch:
   --race-tie PCT          tie tolerance (default 5%; allowed 0.5% to 50%)
   --race-min-turns N      turns before the sign test decides (default 8, the fewest its 99%
                           interval needs; allowed 8 to --repetitions)
-  --race-after FILE       a second launch: race again only the rows FILE (an earlier racing
-                          launch's --json records, same settings and rank count) left tied or
-                          undecided, among the settings still in them; rows it decided are not
-                          measured. One launch can measure two settings alike that every other
-                          launch tells apart; `colltune report FILE THIS` then pairs the two
+  --race-after FILE       a second launch: race again only the rows FILE (the first racing
+                          launch's --json records, same settings and rank count; not a
+                          --race-after launch's own) left tied or undecided, among the settings
+                          still in them; rows it decided are not measured. One launch can
+                          measure two settings alike that every other launch tells apart;
+                          `colltune report FILE THIS.jsonl` then reads the two as two launches
   --min-sample-seconds S  racing without -n: ops per sample grow until a sample lasts S
                           (default 0.00025; allowed 1e-05 to 10), found per size by timed batches
                           of 1, 2, 4 ... ops that are also the warm-up (-w is not used then)

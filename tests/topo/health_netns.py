@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "sweep"))
@@ -111,10 +112,23 @@ try:
           "the check never started measuring")
     check(h.wait_for(lambda: netns.stop_ranks("ct-node2", args.colltune), 60, 0.2),
           "no colltune rank ever ran on ct-node2")
+    # A frozen node stays frozen: its ranks in every later launch are stopped too. Stopped once,
+    # a rank caught starting up (before its roll call answers) made a failure that names no
+    # rank, and the pairs launched alone to narrow it down then ran well: ct-node2 read "ok".
+    frozen = threading.Event()
+
+    def keep_frozen():
+        while not frozen.wait(0.2):
+            netns.stop_ranks("ct-node2", args.colltune)
+
+    freezer = threading.Thread(target=keep_frozen, daemon=True)
+    freezer.start()
     with open(os.path.join(ib_root, "ct-node1", "mlx5_0", "ports", "1", "counters",
                            "symbol_error"), "w") as f:
         f.write("3\n")  # errors counted on ct-node1's port during the check
     out, err = proc.communicate(timeout=600)
+    frozen.set()
+    freezer.join()
     seconds = time.monotonic() - started
     print(out)
     check(proc.returncode == 1, f"stopped node: exit {proc.returncode}: {out}{err[-1500:]}")

@@ -121,6 +121,14 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
     race_after = parse_race_after(read_on_rank0(world, options.race_after_path),
                                   options.race_after_path, options.interleaved, nranks);
   }
+  const auto settings =
+      options.interleaved.empty() ? std::vector<InProcessSettings>{{}} : options.interleaved;
+  // Per plan row, the settings measured there: all, or those --race-after's file left open.
+  std::vector<std::vector<bool>> row_settings;
+  for (const Collective& c : plan) {
+    row_settings.push_back(race_after ? race_after->settings_for(c, nranks, settings.size())
+                                      : std::vector<bool>(settings.size(), true));
+  }
   PhaseSeconds phases;
   PhaseLaps laps(options.phase_times ? &phases : nullptr, g_process_start);
   laps.mark(Phase::kStartup);
@@ -193,16 +201,11 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
   // One communicator, or one per --interleave setting, each created right after its write.
   std::vector<std::unique_ptr<Communicator>> comms;
   std::vector<Communicator*> turns;  // per setting; null where --race-after leaves it no row
-  const auto settings =
-      options.interleaved.empty() ? std::vector<InProcessSettings>{{}} : options.interleaved;
-  std::vector<bool> needed(settings.size(), !race_after);
-  if (race_after) {
-    for (const Collective& c : plan) {
-      const std::vector<bool> open = race_after->settings_for(c, nranks, settings.size());
-      for (std::size_t k = 0; k < settings.size(); ++k) needed[k] = needed[k] || open[k];
-    }
-    if (std::find(needed.begin(), needed.end(), true) == needed.end()) needed[0] = true;
+  std::vector<bool> needed(settings.size(), false);
+  for (const auto& open : row_settings) {
+    for (std::size_t k = 0; k < settings.size(); ++k) needed[k] = needed[k] || open[k];
   }
+  needed[0] = needed[0] || std::find(needed.begin(), needed.end(), true) == needed.end();
   for (std::size_t k = 0; k < settings.size(); ++k) {
     if (!needed[k]) {
       turns.push_back(nullptr);
@@ -226,11 +229,11 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
       std::fprintf(stderr, "colltune: %s\n", note.c_str());
     if (race_after) {
       std::size_t decided = 0, open = 0, unknown = 0;
-      for (const Collective& c : plan) {
-        const auto settings_open = race_after->settings_for(c, nranks, settings.size());
-        if (!race_after->holds(c, nranks))
+      for (std::size_t i = 0; i < plan.size(); ++i) {
+        const auto& row = row_settings[i];
+        if (!race_after->holds(plan[i], nranks))
           ++unknown;
-        else if (std::find(settings_open.begin(), settings_open.end(), true) == settings_open.end())
+        else if (std::find(row.begin(), row.end(), true) == row.end())
           ++decided;
         else
           ++open;
@@ -275,13 +278,10 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
   }
   for (std::size_t i = 0; i < plan.size(); ++i) {
     const Collective& c = plan[i];
-    // --race-after: the settings still open in this row (all of them without it).
     std::vector<std::size_t> chosen;
     std::vector<Communicator*> row_turns;
-    const std::vector<bool> open = race_after ? race_after->settings_for(c, nranks, turns.size())
-                                              : std::vector<bool>(turns.size(), true);
     for (std::size_t k = 0; k < turns.size(); ++k) {
-      if (!open[k]) continue;
+      if (!row_settings[i][k]) continue;
       chosen.push_back(k);
       row_turns.push_back(turns[k]);
     }

@@ -2,8 +2,10 @@
 // interleaved in several launches are held against each other launch by launch.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/stats.hpp"
@@ -81,6 +83,45 @@ TEST(InterleavedVerdicts, LaunchesNotSamplesDecide) {
   const PairTest one = test_faster(interleaved_cell({1.0}), interleaved_cell({1.5}));
   EXPECT_NE(one.method.find("launch-to-launch noise unseen"), std::string::npos);
   EXPECT_LT(one.p_faster, 0.001);
+}
+
+// A --race-after launch after `raced`: round 2 measures only b and c (a, the baseline, was
+// eliminated in round 1), b winning it and c eliminated, at these medians.
+void second_launch(Dataset& d, double b_median, double c_median) {
+  for (const auto& [id, outcome, median] :
+       {std::tuple{"b", RaceOutcome::kWon, b_median}, {"c", RaceOutcome::kEliminated, c_median}}) {
+    d.launches.push_back({id, 2, "done", 0, std::nullopt, {}, {id[0] == 'b' ? "c" : "b"}});
+    Record r = d.records[1];
+    r.point_id = id;
+    r.round = 2;
+    r.race = outcome;
+    r.race_turn = 8;
+    r.samples_seconds.clear();
+    for (int t = 0; t < 8; ++t) r.samples_seconds.push_back(median * (1 + 0.001 * t));
+    d.records.push_back(r);
+  }
+}
+
+TEST(RacedVerdicts, LaunchesWhoseRacesEndedApartStillBeatABaselineOutEverywhere) {
+  // Round 1: a eliminated, b and c undecided (c a little faster); round 2: b won. Their races
+  // disagree, so no race outcome stands for b or c; a, out in the one launch that raced it, is
+  // beaten by the fastest left, b (geometric mean of its launch medians about 1.01e-6 against c's
+  // 1.11e-6; pooled over samples, c's 20 round-1 samples would make it the faster).
+  Dataset d = raced({RaceOutcome::kEliminated, RaceOutcome::kUndecided, RaceOutcome::kUndecided},
+                    {3e-6, 1.02e-6, 1e-6});
+  second_launch(d, 0.98e-6, 1.21e-6);
+  const auto verdicts = winners(build_panels(d)[0], d);
+  ASSERT_EQ(verdicts.size(), 1u);
+  EXPECT_EQ(verdicts[0].fastest, "b");
+  EXPECT_EQ(verdicts[0].race, RaceOutcome::kNotRaced);
+  EXPECT_TRUE(verdicts[0].significant);
+  EXPECT_TRUE(verdicts[0].baseline_eliminated);
+  // a is out of the race, never "tied" for want of a second launch of it.
+  EXPECT_EQ(std::count(verdicts[0].tied.begin(), verdicts[0].tied.end(), "a"), 0);
+  const ReportView view = make_report_view(d);
+  EXPECT_EQ(view.panels.at(0).winners.at(0).significance,
+            "yes: the baseline was eliminated in every launch that raced it; the fastest left "
+            "beat it");
 }
 
 TEST(RacedVerdicts, AnEliminatedSettingIsNeverTheFastestAndAWinIsSignificant) {

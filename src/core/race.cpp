@@ -49,14 +49,19 @@ std::optional<RaceOutcome> parse_race_outcome(std::string_view text) {
   return std::nullopt;
 }
 
-std::optional<std::pair<double, double>> median_interval(std::vector<double> values,
-                                                         double confidence) {
-  const std::size_t n = values.size();
+std::size_t median_interval_rank(std::size_t n, double confidence) {
   // The largest k with P(X <= k - 1) <= (1 - confidence) / 2: [x_(k), x_(n-k+1)] then covers
   // the median with at least `confidence`.
   const double tail = (1 - confidence) / 2;
   std::size_t k = 0;
   while (k + 1 <= n / 2 && binomial_half_cdf(n, k) <= tail) ++k;
+  return k;
+}
+
+std::optional<std::pair<double, double>> median_interval(std::vector<double> values,
+                                                         double confidence) {
+  const std::size_t n = values.size();
+  const std::size_t k = median_interval_rank(n, confidence);
   if (k == 0) return std::nullopt;
   std::sort(values.begin(), values.end());
   return std::make_pair(values[k - 1], values[n - k]);
@@ -113,6 +118,11 @@ bool race_step(const std::vector<std::vector<double>>& samples, std::vector<Race
   const boost::math::students_t t_at_budget(std::max(1, config.max_turns - 1));
   const double t_quantile_at_budget =
       boost::math::quantile(t_at_budget, 1 - (1 - t_confidence) / 2);
+  // The sign test's interval at the budget is [x_(k), x_(n-k+1)] of n turns: projected from the
+  // turns so far at the same ranks, so that a few wild turns (a descheduled rank), which widen
+  // t's projection, do not call futile what the order statistics would still decide.
+  const std::size_t budget_turns = static_cast<std::size_t>(std::max(1, config.max_turns));
+  const std::size_t budget_rank = median_interval_rank(budget_turns, config.confidence);
   for (std::size_t s : racing) {
     if (s == best) continue;
     const std::vector<double> mine = recent(s);
@@ -139,6 +149,15 @@ bool race_step(const std::vector<std::vector<double>>& samples, std::vector<Race
       const double half_at_budget =
           t_quantile_at_budget * spread.stddev / std::sqrt(static_cast<double>(config.max_turns));
       if (std::abs(spread.mean - upper) >= half_at_budget) all_futile = false;
+      if (budget_rank > 0) {
+        std::sort(log_ratios.begin(), log_ratios.end());
+        const std::size_t n = log_ratios.size();
+        // The budget's rank scaled to the turns so far (rounded up, at least 1).
+        const std::size_t rank =
+            std::clamp<std::size_t>((budget_rank * n + budget_turns - 1) / budget_turns, 1,
+                                    std::max<std::size_t>(1, n / 2));
+        if (log_ratios[n - rank] < upper || log_ratios[rank - 1] > upper) all_futile = false;
+      }
     }
   }
   std::vector<std::size_t> left;

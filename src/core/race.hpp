@@ -42,6 +42,10 @@ struct RaceEntry {
   int turn = 0;  // the turn sampling stopped after (1-based); 0 while racing
 };
 
+// The rank k of the sign test's interval [x_(k), x_(n-k+1)] for a median of n values at
+// `confidence`; 0 when n values are too few for one.
+std::size_t median_interval_rank(std::size_t n, double confidence);
+
 // Interval for the median of `values` at `confidence` from order statistics (the sign test's
 // binomial): exact and distribution-free. nullopt when there are too few values for it.
 std::optional<std::pair<double, double>> median_interval(std::vector<double> values,

@@ -115,6 +115,24 @@ TEST(Race, ANoisyPairIsUndecided) {
   EXPECT_EQ(last, c.max_turns);
 }
 
+TEST(Race, AWildTurnDoesNotMakeATieFutile) {
+  RaceConfig c;
+  c.tie_tolerance = 0.5;
+  // Equal within 1%, but turn 3 is 3x slower for the second (a rank descheduled in that turn):
+  // log ratios sd about 0.39, so t's half width at the budget (about 0.36) would straddle
+  // log(1.5) = 0.405 from a mean of 0.14, and t alone calls it futile at turn 8. The sign test
+  // drops the extremes from turn 12 (99% over 12 turns: [x_(2), x_(11)], binomial tables), where
+  // every other ratio lies within 1%: tied there, not undecided at turn 8.
+  const std::vector<double> a = around(1.0, 0.005, 20, 0);
+  std::vector<double> b = around(1.0, 0.005, 20, 1);
+  b[2] *= 3;
+  int last = 0;
+  const auto e = race({a, b}, c, &last);
+  EXPECT_EQ(e[0].outcome, RaceOutcome::kTied);
+  EXPECT_EQ(e[1].outcome, RaceOutcome::kTied);
+  EXPECT_EQ(last, 12);
+}
+
 TEST(Race, AGapTheBudgetCanStillDecideIsNotCutShort) {
   RaceConfig c;
   c.early_turns = c.min_turns;  // the sign test alone: t would eliminate it early

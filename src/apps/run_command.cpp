@@ -79,7 +79,9 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
   // every rank after rank 0 printed it: a rank exiting non-zero without MPI makes mpirun kill
   // the others, rank 0 too, sometimes before its error line is out.
   std::unique_ptr<MpiWorld> launched_world;
-  if (under_launcher()) launched_world = std::make_unique<MpiWorld>(argc, argv);
+  const ToolInterface tool =
+      names_interleave(args) ? ToolInterface::kBeforeInit : ToolInterface::kOnDemand;
+  if (under_launcher()) launched_world = std::make_unique<MpiWorld>(argc, argv, true, tool);
   const RunOptions options = parse_run_options(args);
   if (options.help) {
     if (launcher_rank() == 0) std::fputs(run_help().c_str(), stdout);
@@ -95,7 +97,7 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
   // runs as one process without MPI, for GPU hosts that have none.
   std::unique_ptr<MpiWorld> solo_world;
   if (!launched_world) {
-    solo_world = std::make_unique<MpiWorld>(argc, argv, options.backend == "mpi");
+    solo_world = std::make_unique<MpiWorld>(argc, argv, options.backend == "mpi", tool);
   }
   MpiWorld& world = launched_world ? *launched_world : *solo_world;
   // Ranks of the measured communicator: -g GPUs per process on a GPU backend.

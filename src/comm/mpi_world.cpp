@@ -22,7 +22,7 @@ void check_mpi(int rc, const char* call) {
 
 }  // namespace
 
-MpiWorld::MpiWorld(int* argc, char*** argv, bool use_mpi) : solo_(!use_mpi) {
+MpiWorld::MpiWorld(int* argc, char*** argv, bool use_mpi, ToolInterface tool) : solo_(!use_mpi) {
   if (solo_) {
     char name[256] = "unknown";
     gethostname(name, sizeof(name) - 1);
@@ -30,6 +30,9 @@ MpiWorld::MpiWorld(int* argc, char*** argv, bool use_mpi) : solo_(!use_mpi) {
     return;
   }
   int provided = 0;
+  // Never finalized, like the first session write_mpi_t_knobs opens: Open MPI tears the variable
+  // system down at the last MPI_T_finalize. A failure here shows at the first MPI_T write.
+  if (tool == ToolInterface::kBeforeInit) MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
   // SINGLE: only the main thread calls MPI (the watchdog ends the process without it). On Open
   // MPI 4.1, FUNNELED cost an 8 B allreduce ~0.1 us against OSU's SINGLE (issue 15).
   check_mpi(MPI_Init_thread(argc, argv, MPI_THREAD_SINGLE, &provided), "MPI_Init_thread");

@@ -9,6 +9,10 @@
 
 namespace colltune {
 
+// When the MPI tool interface (MPI_T) opens: on demand, or before MPI_Init, where Open MPI 4.1
+// sets it up alongside MPI in ~0.01 s instead of ~0.2 s on first use after.
+enum class ToolInterface { kOnDemand, kBeforeInit };
+
 class MpiWorld {
  public:
   // Calls MPI_Init_thread; the one MpiWorld of a process lives for the whole run. The destructor
@@ -16,7 +20,8 @@ class MpiWorld {
   // so the catch site aborts the job instead.
   // With use_mpi false (a GPU backend started without mpirun or srun) the world is this one
   // process and MPI is never initialised, so a GPU host without an MPI launcher still works.
-  MpiWorld(int* argc, char*** argv, bool use_mpi = true);
+  MpiWorld(int* argc, char*** argv, bool use_mpi = true,
+           ToolInterface tool = ToolInterface::kOnDemand);
   ~MpiWorld();
   MpiWorld(const MpiWorld&) = delete;
   MpiWorld& operator=(const MpiWorld&) = delete;

@@ -22,7 +22,7 @@ int launched_ranks() {
 
 }  // namespace
 
-MpiWorld::MpiWorld(int*, char***, bool use_mpi) : solo_(true) {
+MpiWorld::MpiWorld(int*, char***, bool use_mpi, ToolInterface) : solo_(true) {
   if (use_mpi && launched_ranks() > 1) {
     throw ConfigError(
         fmt::format("launcher: {} ranks were started, but this colltune was built without MPI "

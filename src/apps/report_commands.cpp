@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
-#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <optional>
@@ -12,7 +11,7 @@
 #include "apps/help_format.hpp"
 #include "core/decision.hpp"
 #include "core/errors.hpp"
-#include "core/sizes.hpp"
+#include "core/flag_values.hpp"
 #include "core/timestamp.hpp"
 #include "report/analysis.hpp"
 #include "report/compare.hpp"
@@ -236,25 +235,17 @@ int tune_command(const std::vector<std::string>& args) {
   app.add_flag("--skip-bad-records", skip_bad, kSkipBadHelp);
   if (parse_or_help(app, args, "tune")) return 0;
   TuneOptions o;
-  const auto lo = parse_bytes(min_bytes);
-  const auto hi =
-      max_bytes.empty() ? std::optional<std::uint64_t>(UINT64_MAX) : parse_bytes(max_bytes);
-  if (!lo)
-    throw ConfigError(fmt::format(
-        "--min-bytes: '{}' is not a size; allowed: bytes with an optional K, M or G suffix",
-        min_bytes));
-  if (!hi)
-    throw ConfigError(fmt::format(
-        "--max-bytes: '{}' is not a size; allowed: bytes with an optional K, M or G suffix",
-        max_bytes));
-  if (*lo > *hi) {
+  const std::uint64_t lo = parse_size_flag(min_bytes, "--min-bytes");
+  const std::uint64_t hi =
+      max_bytes.empty() ? UINT64_MAX : parse_size_flag(max_bytes, "--max-bytes");
+  if (lo > hi) {
     throw ConfigError(fmt::format(
         "--min-bytes: {} is above --max-bytes {}; allowed: a range whose least is at most its "
         "greatest",
         min_bytes, max_bytes));
   }
-  o.min_bytes = *lo;
-  o.max_bytes = *hi;
+  o.min_bytes = lo;
+  o.max_bytes = hi;
   const std::vector<std::string> allowed{"nccl-plugin", "nccl-tuner", "ompi-rules", "env",
                                          "openmetrics"};
   if (std::find(allowed.begin(), allowed.end(), emit) == allowed.end()) {

@@ -11,6 +11,7 @@
 
 #include "core/errors.hpp"
 #include "core/exchange.hpp"
+#include "core/flag_values.hpp"
 #include "core/sizes.hpp"
 #include "core/suggest.hpp"
 #include "core/validation.hpp"
@@ -45,28 +46,6 @@ std::vector<Enum> parse_list(const std::vector<std::string>& items, std::string_
   return out;
 }
 
-std::uint64_t parse_size_flag(const std::string& text, std::string_view flag) {
-  const auto bytes = parse_bytes(text);
-  if (!bytes) {
-    throw ConfigError(fmt::format(
-        "{}: '{}' is not a size; allowed: a whole number of bytes, optionally with K, M or G "
-        "(2^10, 2^20, 2^30; 1MB and 0.5K read as nccl-tests reads them)",
-        flag, text));
-  }
-  return *bytes;
-}
-
-long long parse_integer_flag(const std::string& text, std::string_view flag, long long min,
-                             long long max) {
-  long long value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || value < min || value > max) {
-    throw ConfigError(fmt::format("{}: '{}' is not allowed; allowed: an integer from {} to {}",
-                                  flag, text, min, max));
-  }
-  return value;
-}
-
 // CLI11 lists every unexpected argument, in reversed order; name the first one instead, with
 // the nearest flag where it looks like a typo.
 std::string unexpected_argument(const CLI::App& app, const std::vector<std::string>& args) {
@@ -90,22 +69,6 @@ std::string unexpected_argument(const CLI::App& app, const std::vector<std::stri
          "--help)";
 }
 
-// A number with its unit, such as "5%" or "0.002" seconds, within [min, max] of that unit.
-double parse_number_flag(std::string text, std::string_view flag, std::string_view unit, double min,
-                         double max) {
-  const std::string given = text;
-  const bool percent = unit == "%";
-  if (percent && !text.empty() && text.back() == '%') text.pop_back();
-  double value = -1;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || (percent && given.back() != '%') ||
-      !(value >= min && value <= max)) {
-    throw ConfigError(fmt::format("{}: '{}' is not allowed; allowed: {}{} to {}{}", flag, given,
-                                  min, unit, max, unit));
-  }
-  return value;
-}
-
 // Racing is on wherever two or more settings are compared (--race off: the fixed budget). Its
 // budget is --repetitions turns (20 unless given); ops per sample adapt unless -n or -m fix them.
 void apply_race_options(RunOptions& o, const std::string& race, const std::string& futility,
@@ -113,12 +76,10 @@ void apply_race_options(RunOptions& o, const std::string& race, const std::strin
                         const std::string& sample_seconds, bool iters_given,
                         bool repetitions_given) {
   RunPolicy& policy = o.policy;
-  if (race != "on" && race != "off") {
-    throw ConfigError(fmt::format("--race: '{}' is not allowed; allowed: on off", race));
-  }
-  if (futility != "on" && futility != "off") {
-    throw ConfigError(
-        fmt::format("--race-futility: '{}' is not allowed; allowed: on off", futility));
+  for (const auto& [flag, value] : {std::pair{"--race", &race}, {"--race-futility", &futility}}) {
+    if (*value != "on" && *value != "off") {
+      throw ConfigError(fmt::format("{}: '{}' is not allowed; allowed: on off", flag, *value));
+    }
   }
   policy.race_config.stop_futile = futility == "on";
   if (!tie.empty()) {

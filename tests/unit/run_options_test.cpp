@@ -186,6 +186,14 @@ TEST(RunOptions, NcclInterleaveNeedsTwoRanks) {
       parse_run_options({"--interleave", "coll_tuned_allreduce_algorithm=1,2"}), 1));
 }
 
+TEST(RunOptions, InterleavingIsSeenBeforeTheFlagsAreParsed) {
+  // MPI_T opens before MPI_Init only for runs that will write MPI_T variables.
+  EXPECT_TRUE(names_interleave({"-b", "8", "--interleave", "coll_tuned_allreduce_algorithm=1,2"}));
+  EXPECT_TRUE(names_interleave({"--interleave=coll_tuned_allreduce_algorithm=1,2"}));
+  EXPECT_TRUE(names_interleave({"--interleave-set", "NCCL_ALGO=Ring"}));
+  EXPECT_FALSE(names_interleave({"-b", "8", "-e", "1M", "--json", "interleave.jsonl"}));
+}
+
 TEST(RunOptions, InterleaveIsTheProductInFlagOrder) {
   const RunOptions o =
       parse_run_options({"--interleave", "OMPI_MCA_coll_tuned_allreduce_algorithm=4,default",

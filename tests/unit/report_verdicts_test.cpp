@@ -50,6 +50,11 @@ Dataset raced(const std::vector<RaceOutcome>& outcomes, const std::vector<double
   return d;
 }
 
+// The report view's significance line for the first panel's first winner (throws if none).
+std::string first_significance(const Dataset& d) {
+  return make_report_view(d).panels.at(0).winners.at(0).significance;
+}
+
 // A cell interleaved in launches with these medians: 9 samples each, median x (1 + 0.001 k),
 // k = -4..4, so each launch's median is exactly the value given.
 Cell interleaved_cell(const std::vector<double>& medians) {
@@ -118,8 +123,7 @@ TEST(RacedVerdicts, LaunchesWhoseRacesEndedApartStillBeatABaselineOutEverywhere)
   EXPECT_TRUE(verdicts[0].baseline_eliminated);
   // a is out of the race, never "tied" for want of a second launch of it.
   EXPECT_EQ(std::count(verdicts[0].tied.begin(), verdicts[0].tied.end(), "a"), 0);
-  const ReportView view = make_report_view(d);
-  EXPECT_EQ(view.panels.at(0).winners.at(0).significance,
+  EXPECT_EQ(first_significance(d),
             "yes: the baseline was eliminated in every launch that raced it; the fastest left "
             "beat it");
 }
@@ -147,10 +151,7 @@ TEST(RacedVerdicts, ATieThatHoldsTheBaselineKeepsItAndNamesNoWinner) {
   EXPECT_TRUE(verdicts[0].baseline_fastest);
   EXPECT_FALSE(verdicts[0].significant);
   EXPECT_EQ(verdicts[0].tied, (std::vector<std::string>{"b"}));
-  const ReportView view = make_report_view(d);
-  ASSERT_FALSE(view.panels.empty());
-  ASSERT_FALSE(view.panels[0].winners.empty());
-  EXPECT_EQ(view.panels[0].winners[0].significance,
+  EXPECT_EQ(first_significance(d),
             "race tied at turn 20, the baseline among them: keep it; eliminated: c (turn 8)");
 }
 
@@ -177,10 +178,7 @@ TEST(RacedVerdicts, ATieTheBaselineWasEliminatedFromNamesTheFastestLeft) {
   EXPECT_TRUE(verdicts[0].baseline_eliminated);
   EXPECT_FALSE(verdicts[0].baseline_fastest);
   EXPECT_EQ(verdicts[0].tied, (std::vector<std::string>{"b"}));
-  const ReportView view = make_report_view(d);
-  ASSERT_FALSE(view.panels.empty());
-  ASSERT_FALSE(view.panels[0].winners.empty());
-  EXPECT_EQ(view.panels[0].winners[0].significance,
+  EXPECT_EQ(first_significance(d),
             "race tied at turn 20, the baseline eliminated: the fastest left beat it; eliminated: "
             "a (turn 8)");
   // c sets algorithm 3 (point k sets k + 1): the rule names it, not Open MPI's choice (0).
@@ -206,10 +204,7 @@ TEST(RacedVerdicts, ManyEliminatedAreCountedWithTheirTurns) {
       raced({RaceOutcome::kTied, RaceOutcome::kTied, RaceOutcome::kEliminated,
              RaceOutcome::kEliminated, RaceOutcome::kEliminated, RaceOutcome::kEliminated},
             {1.02e-6, 1e-6, 3e-6, 3e-6, 4e-6, 5e-6}, {0, 0, 8, 8, 10, 12});
-  const ReportView view = make_report_view(d);
-  ASSERT_FALSE(view.panels.empty());
-  ASSERT_FALSE(view.panels[0].winners.empty());
-  EXPECT_EQ(view.panels[0].winners[0].significance,
+  EXPECT_EQ(first_significance(d),
             "race tied at turn 20, the baseline among them: keep it; 4 eliminated at turns 8-12");
 }
 

@@ -23,6 +23,21 @@ double binomial_half_cdf(std::size_t n, std::size_t k) {
 
 }  // namespace
 
+std::vector<std::size_t> turn_order(std::size_t settings, int turn) {
+  std::vector<std::size_t> order(settings);
+  if (settings == 0) return order;
+  // Row 0 is 0, 1, n-1, 2, n-2, ...; row r adds r (mod n). With n odd the rows alone balance
+  // places but not predecessors, and with their mirror images they balance both.
+  const std::size_t rows = settings % 2 == 0 ? settings : 2 * settings;
+  const std::size_t row = static_cast<std::size_t>(turn - 1) % rows;
+  for (std::size_t place = 0; place < settings; ++place) {
+    const std::size_t base = place % 2 == 1 ? (place + 1) / 2 : (settings - place / 2) % settings;
+    order[place] = (base + row) % settings;
+  }
+  if (row >= settings) std::reverse(order.begin(), order.end());
+  return order;
+}
+
 std::string_view name(RaceOutcome outcome) {
   switch (outcome) {
     case RaceOutcome::kNotRaced:

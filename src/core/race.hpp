@@ -57,6 +57,14 @@ std::optional<std::pair<double, double>> median_interval(std::vector<double> val
 std::optional<std::pair<double, double>> mean_interval(const std::vector<double>& values,
                                                        double confidence);
 
+// The order `settings` settings take their samples in at turn `turn` (1-based): rows of a
+// Williams design, so over every `settings` turns (twice that when odd) each setting takes each
+// place in the turn equally often and follows each other setting equally often. A fixed order
+// would give each setting the same place and predecessor all launch long, and whatever that
+// costs (the caches another algorithm left behind, the first sample after a decision) would read
+// as the setting's own time. Same on every rank: a function of its arguments only.
+std::vector<std::size_t> turn_order(std::size_t settings, int turn);
+
 // After turn `turn` (1-based): `samples[s]` holds setting s's per-op seconds, one per turn it
 // took part in (turn k is element k-1; every setting still racing has `turn` of them). Updates
 // `entries` (same size) and returns true when no setting is racing any more. Each setting's

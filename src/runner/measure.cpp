@@ -249,7 +249,7 @@ std::vector<RaceEntry> race(std::vector<std::unique_ptr<Measurer>>& measurers,
   for (int turn = 1; turn <= config.max_turns; ++turn) {
     std::vector<std::size_t> racing;
     std::vector<double> seconds;
-    for (std::size_t s = 0; s < measurers.size(); ++s) {
+    for (const std::size_t s : turn_order(measurers.size(), turn)) {
       if (entries[s].outcome != RaceOutcome::kRacing) continue;
       racing.push_back(s);
       seconds.push_back(measurers[s]->take_sample());
@@ -297,9 +297,10 @@ std::vector<Measurement> measure_interleaved(const std::vector<Communicator*>& c
   if (policy.race && measured >= 2) {
     entries = race(measurers, world, policy);
   } else {
-    // Samples in turns (A B C, A B C): drift over the run then hits every communicator alike.
-    for (int r = 0; r < policy.repetitions; ++r) {
-      for (auto& measurer : measurers) measurer->take_sample();
+    // Samples in turns (A B C, B C A, ...): drift over the run then hits every communicator
+    // alike, and no one of them always comes first or after the same other.
+    for (int turn = 1; turn <= policy.repetitions; ++turn) {
+      for (const std::size_t s : turn_order(measurers.size(), turn)) measurers[s]->take_sample();
     }
   }
   std::vector<Measurement> out;

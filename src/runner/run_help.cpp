@@ -87,8 +87,8 @@ NCCL backend (one communicator rank per GPU):
 Settings side by side in one launch:
   --interleave NAME=V1,V2,...
                           measure each value in this one launch, each on a communicator
-                          created with it, samples taken in turns (A B C, A B C) so drift hits
-                          all alike; repeat the flag for a product (at most 64). A value may be
+                          created with it, samples taken in turns (A B C, B C A, ...: each
+                          place and predecessor alike) so drift hits all alike; repeat the flag for a product (at most 64). A value may be
                           default: the one the job was launched with. NAME is an Open MPI
                           parameter (--backend mpi; written through MPI_T;
                           coll_tuned_<coll>_algorithm needs

@@ -183,6 +183,41 @@ TEST(Race, IdenticalInputsGiveIdenticalDecisions) {
   }
 }
 
+// Counts over one period of turns (n turns for n even, 2n for n odd): each setting in each place,
+// each ordered (predecessor, setting) pair. A Williams design makes each count equal; a fixed
+// order or a plain rotation (A B C, B C A, ...) leaves the pairs unequal.
+void expect_balanced(std::size_t n) {
+  const int period = static_cast<int>(n % 2 == 0 ? n : 2 * n);
+  std::vector<std::vector<int>> in_place(n, std::vector<int>(n, 0));
+  std::vector<std::vector<int>> after(n, std::vector<int>(n, 0));
+  for (int turn = 1; turn <= period; ++turn) {
+    const auto order = turn_order(n, turn);
+    ASSERT_EQ(order.size(), n);
+    for (std::size_t place = 0; place < n; ++place) {
+      ASSERT_LT(order[place], n);
+      ++in_place[order[place]][place];
+      if (place > 0) ++after[order[place - 1]][order[place]];
+    }
+    EXPECT_EQ(turn_order(n, turn + period), order) << "the design repeats every period";
+  }
+  const int per_place = period / static_cast<int>(n);
+  const int per_pair = per_place;  // period (n - 1) adjacent pairs over n (n - 1) ordered ones
+  for (std::size_t a = 0; a < n; ++a) {
+    for (std::size_t b = 0; b < n; ++b) {
+      EXPECT_EQ(in_place[a][b], per_place) << "setting " << a << " place " << b << " of " << n;
+      if (a != b) {
+        EXPECT_EQ(after[a][b], per_pair) << b << " after " << a << " of " << n;
+      }
+    }
+  }
+}
+
+TEST(TurnOrder, EachSettingTakesEachPlaceAndFollowsEachOtherAlike) {
+  for (std::size_t n = 1; n <= 7; ++n) expect_balanced(n);
+  EXPECT_EQ(turn_order(4, 1), (std::vector<std::size_t>{0, 1, 3, 2}));
+  EXPECT_TRUE(turn_order(0, 1).empty());
+}
+
 TEST(Race, OneSettingAloneHasWon) {
   std::vector<RaceEntry> e(1);
   EXPECT_TRUE(race_step({{1.0}}, e, 1, RaceConfig{}));

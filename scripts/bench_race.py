@@ -28,7 +28,9 @@ eliminated it at 1.34-1.50x).
 what the first left tied or undecided, the pick read from the two as the report reads them
 (never a setting every launch eliminated; the lowest geometric mean of launch medians). With
 --consensus --second-launch each unit is such a pair. The consensus lines also time the pick
-all other launches agree on in each single launch: the floor of scoring a pick in one launch.
+all other launches agree on in each single launch: the floor of scoring a pick in one launch; and
+how often the two-repeat figures (p90 <= 1.05x, worst <= 1.10x) are met, by one unit's pick timed
+in another and by that oracle pick: where the oracle misses too, one two-repeat run cannot decide.
 
 --as-tune scores what `colltune tune` would write, with Open MPI's own choice among the settings:
 on 2026-12-05 (race only) median 1.046x, p90 1.289x, worst 1.635x, 19 of 44 cells over 1.10x:

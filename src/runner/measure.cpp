@@ -297,8 +297,8 @@ std::vector<Measurement> measure_interleaved(const std::vector<Communicator*>& c
   if (policy.race && measured >= 2) {
     entries = race(measurers, world, policy);
   } else {
-    // Samples in turns (A B C, B C A, ...): drift over the run then hits every communicator
-    // alike, and no one of them always comes first or after the same other.
+    // Samples in turns (A B D C, B C A D, ... for four): drift over the run then hits every
+    // communicator alike, and no one of them always comes first or after the same other.
     for (int turn = 1; turn <= policy.repetitions; ++turn) {
       for (const std::size_t s : turn_order(measurers.size(), turn)) measurers[s]->take_sample();
     }

@@ -104,9 +104,9 @@ Measurement measure(Communicator& comm, const MpiWorld& world, const Collective&
                     const RunPolicy& policy);
 
 // The same collective on each communicator, warmed up alike, samples taken in turns (in
-// turn_order: A B C, B C A, ...); one Measurement per communicator, in their order. Every process
-// calls it alike. Where the backend allows, they share one set of buffers, so memory does not grow
-// with their number.
+// turn_order: A B D C, B C A D, ... for four); one Measurement per communicator, in their order.
+// Every process calls it alike. Where the backend allows, they share one set of buffers, so memory
+// does not grow with their number.
 std::vector<Measurement> measure_interleaved(const std::vector<Communicator*>& comms,
                                              const MpiWorld& world, const Collective& c,
                                              const RunPolicy& policy);

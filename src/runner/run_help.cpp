@@ -87,11 +87,12 @@ NCCL backend (one communicator rank per GPU):
 Settings side by side in one launch:
   --interleave NAME=V1,V2,...
                           measure each value in this one launch, each on a communicator
-                          created with it, samples taken in turns (A B C, B C A, ...: each
-                          place and predecessor alike) so drift hits all alike; repeat the flag for a product (at most 64). A value may be
-                          default: the one the job was launched with. NAME is an Open MPI
-                          parameter (--backend mpi; written through MPI_T;
-                          coll_tuned_<coll>_algorithm needs
+                          created with it, samples taken in turns so drift hits all alike, in an
+                          order that changes each turn (each setting takes each place and
+                          follows each other one equally often); repeat the flag for a
+                          product (at most 64). A value may be default: the one the job was
+                          launched with. NAME is an Open MPI parameter (--backend mpi;
+                          written through MPI_T; coll_tuned_<coll>_algorithm needs
                           OMPI_MCA_coll_tuned_use_dynamic_rules=1 at launch), or NCCL_ALGO /
                           NCCL_PROTO (--backend nccl; set in the environment while NCCL
                           initialises that communicator, the only NCCL knobs it re-reads there)

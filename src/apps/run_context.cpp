@@ -225,6 +225,8 @@ RunContext gather_context(const MpiWorld& world, const Communicator& comm,
   c.warmup_iters = options.policy.warmup_iters;
   c.iters = options.policy.iters;
   c.repetitions = options.policy.repetitions;
+  c.race = options.policy.race;
+  c.min_sample_seconds = options.policy.adaptive_iters ? options.policy.min_sample_seconds : 0;
   c.check_rounds = options.policy.check_rounds;
   c.environment = allowed_environment(environ);
   if (options.copy_ceiling) c.copy_ceilings = gather_ceilings(world, hosts, c.backend);

@@ -100,7 +100,9 @@ struct RunContext {
   std::uint64_t step_bytes = 0;
   int warmup_iters = 0;
   int iters = 0;
-  int repetitions = 0;
+  int repetitions = 0;            // samples per size; raced: the budget of turns
+  bool race = false;              // settings raced: one stops being sampled once decided
+  double min_sample_seconds = 0;  // > 0: ops per sample grew per size to last this (not iters)
   int check_rounds = 0;
   std::map<std::string, std::string> environment;  // allow-listed, secrets redacted
   std::vector<std::string> warnings;               // health and placement checks that failed

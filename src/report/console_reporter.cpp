@@ -5,6 +5,7 @@
 
 #include "core/exchange.hpp"
 #include "knobs/interleave.hpp"
+#include "report/sampling_text.hpp"
 
 namespace colltune {
 namespace {
@@ -36,10 +37,8 @@ void ConsoleReporter::begin(const RunContext& c) {
                              : "";
   fmt::print(out_, "# colltune {} ({}) | backend {} | {} ranks{} on {} host(s)\n",
              c.colltune_version, c.git_revision, c.backend, c.nranks, per_process, c.hosts.size());
-  fmt::print(out_,
-             "# timing {}: {} ops per sample, {} samples per size, {} warm-up ops; a sample is "
-             "{} over ranks; time is the median\n",
-             name(c.timing), c.iters, c.repetitions, c.warmup_iters,
+  fmt::print(out_, "# timing {}: {}; a sample is {} over ranks; time is the median\n",
+             name(c.timing), sampling_text(sampling_plan(c)),
              c.rank_reduction == RankReduction::kRank0  ? "rank 0's time, not reduced"
              : c.rank_reduction == RankReduction::kMean ? "the mean"
              : c.rank_reduction == RankReduction::kMin  ? "the min"

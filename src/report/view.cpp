@@ -17,6 +17,7 @@
 #include "report/analysis.hpp"
 #include "report/answer.hpp"
 #include "report/escape.hpp"
+#include "report/sampling_text.hpp"
 #include "report/straggler.hpp"
 
 namespace colltune {
@@ -317,9 +318,7 @@ ReportView make_report_view(const Dataset& d) {
       {"ranks", distinct(d, {"nranks"})},
       {"ranks per host", distinct(d, {"ranks_per_host"})},
       {"MPI library", distinct(d, {"library_versions", "mpi"})},
-      {"timing", distinct(d, {"timing"}) + ", " + distinct(d, {"iters"}) + " ops per sample, " +
-                     distinct(d, {"repetitions"}) + " samples per size, " +
-                     distinct(d, {"warmup_iters"}) + " warm-up ops"},
+      {"timing", distinct(d, {"timing"}) + ", " + sampling_texts(d.contexts)},
       {"cache", distinct(d, {"cache"})},
       {"started", distinct(d, {"start_time_utc"})},
   };

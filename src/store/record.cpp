@@ -109,6 +109,8 @@ nlohmann::json to_json(const RunContext& c) {
       {"warmup_iters", c.warmup_iters},
       {"iters", c.iters},
       {"repetitions", c.repetitions},
+      {"race", c.race},
+      {"min_sample_seconds", c.min_sample_seconds},
       {"check_rounds", c.check_rounds},
       {"environment", c.environment},
       {"warnings", c.warnings},

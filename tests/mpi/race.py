@@ -23,10 +23,19 @@ SETTINGS = "coll_tuned_allreduce_algorithm_segmentsize=0,4096,8192"
 
 def race(name, extra):
     out = os.path.join(work, name + ".jsonl")
-    code, _, stderr, _ = harness.run(args, ["--coll", "allreduce", "-b", "1K", "-e", "1K",
-                                            "--in-place", "never", "--timeout", "60", "--json",
-                                            out, "--interleave", SETTINGS] + extra)
+    code, stdout, stderr, _ = harness.run(args, ["--coll", "allreduce", "-b", "1K", "-e", "1K",
+                                                 "--in-place", "never", "--timeout", "60",
+                                                 "--json", out, "--interleave", SETTINGS] + extra)
     check(code == 0, f"{name}: exit {code} (a rank deciding otherwise hangs): {stderr[-800:]}")
+    # The header says how samples were taken: -n's count, or grown to --min-sample-seconds (the
+    # flag's value in microseconds); a budget of turns, not a count of samples.
+    turns = extra[extra.index("--repetitions") + 1] if "--repetitions" in extra else "20"
+    ops = ("500 ops per sample" if "-n" in extra else
+           "ops per sample grown per size until a sample lasts "
+           f"{float(extra[extra.index('--min-sample-seconds') + 1]) * 1e6:g} us")
+    header = next((line for line in stdout.splitlines() if line.startswith("# timing")), "")
+    check(ops in header and f"up to {turns} turns per size, raced" in header,
+          f"{name}: header {header!r}: expected {ops!r} and up to {turns} turns")
     records = harness.read_jsonl(out) if os.path.exists(out) else []
     check(len(records) == 3, f"{name}: {len(records)} records, expected one per setting")
     for r in records:

@@ -32,8 +32,13 @@ SamplingPlan sampling_plan(const nlohmann::json& context) {
   plan.iters = int_field(context, "iters");
   plan.repetitions = int_field(context, "repetitions");
   plan.warmup_iters = int_field(context, "warmup_iters");
-  plan.race = context.value("race", false);
-  plan.min_sample_seconds = context.value("min_sample_seconds", 0.0);
+  // Checked, not value(): a hand-edited or foreign file's odd type reads as not raced, not a throw.
+  const auto race = context.find("race");
+  plan.race = race != context.end() && race->is_boolean() && race->get<bool>();
+  const auto seconds = context.find("min_sample_seconds");
+  if (seconds != context.end() && seconds->is_number()) {
+    plan.min_sample_seconds = seconds->get<double>();
+  }
   return plan;
 }
 

@@ -34,6 +34,9 @@ TEST(SamplingText, WhatAnImportDidNotRecordIsNotApplicableAndLaunchesThatDifferA
   EXPECT_EQ(sampling_texts({{"nccl-tests", nlohmann::json::object()}}),
             "n/a ops per sample, n/a samples per size, n/a warm-up ops");
   EXPECT_EQ(sampling_texts({}), "n/a ops per sample, n/a samples per size, n/a warm-up ops");
+  const auto odd = nlohmann::json::parse(R"({"race": "yes", "min_sample_seconds": "fast"})");
+  EXPECT_EQ(sampling_text(sampling_plan(odd)),
+            "n/a ops per sample, n/a samples per size, n/a warm-up ops");
   const auto a = nlohmann::json::parse(R"({"iters": 20, "repetitions": 12, "warmup_iters": 5})");
   const auto b = nlohmann::json::parse(R"({"iters": 40, "repetitions": 12, "warmup_iters": 5})");
   EXPECT_EQ(sampling_texts({{"p1", a}, {"p2", b}, {"p3", a}}),

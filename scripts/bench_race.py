@@ -177,6 +177,11 @@ def quality(first, second, as_tune):
     return agree, regrets, sorted(cells, reverse=True)
 
 
+def p90_of(ordered):
+    """The 90th percentile of an ascending list, as every figure here reads it."""
+    return ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))]
+
+
 def describe_cell(cell, pick):
     """Each setting's median over the cell's best, its race outcome, the pick starred."""
     best = min(median for median, _ in cell.values())
@@ -209,7 +214,7 @@ def consensus(args):
                                                     if j != i) for a in cells[key]}])
     wall = (time.monotonic() - start) / args.consensus
     regrets.sort()
-    p90 = regrets[min(len(regrets) - 1, int(0.9 * len(regrets)))]
+    p90 = p90_of(regrets)
     unit = "racing units (a launch and its --race-after launch)" if args.second_launch else \
         "racing launches"
     print(f"{unit}: {args.consensus} per rank count ({args.nps}), algorithms "
@@ -224,7 +229,7 @@ def consensus(args):
               f"launch: {describe_cell(cell, pick)}")
     print(f"  wall {wall:.1f} s per unit (every rank count); the other launches' best timed in "
           f"one launch, as a two-repeat bench scores a pick: p90 "
-          f"{floor[int(0.9 * len(floor))]:.3f}x, worst {floor[-1]:.3f}x "
+          f"{p90_of(floor):.3f}x, worst {floor[-1]:.3f}x "
           f"({sum(r > 1.10 for r in floor)} of {len(floor)} over 1.10x)")
     two_repeat_odds(launches, args.as_tune)
     if not args.second_launch:
@@ -240,7 +245,7 @@ def two_repeat_odds(launches, as_tune):
     def figures(picks, cells):
         regrets = sorted(cells[key][pick][0] / min(m for m, _ in cells[key].values())
                          for key, pick in picks.items())
-        return regrets[min(len(regrets) - 1, int(0.9 * len(regrets)))], regrets[-1]
+        return p90_of(regrets), regrets[-1]
 
     def met(runs):
         return (f"p90 met in {sum(p <= 1.05 for p, _ in runs)}, worst met in "
@@ -286,7 +291,7 @@ def paired_picks(args, launches):
     if not regrets:
         return
     regrets.sort()
-    p90 = regrets[min(len(regrets) - 1, int(0.9 * len(regrets)))]
+    p90 = p90_of(regrets)
     print(f"two launches a pick ({len(launches) // 2} pairs): median "
           f"{statistics.median(regrets):.3f}x, p90 {p90:.3f}x, worst {regrets[-1]:.3f}x; "
           f"{sum(r > 1.10 for r in regrets)} of {len(regrets)} picks over 1.10x")
@@ -323,7 +328,7 @@ def main():
     for name, ((first, t1), (second, t2)) in runs.items():
         agree, regrets, cells = quality(first, second, args.as_tune)
         regrets.sort()
-        p90 = regrets[min(len(regrets) - 1, int(0.9 * len(regrets)))]
+        p90 = p90_of(regrets)
         outcomes = {}
         for cell in first.values():
             for _, outcome in cell.values():

@@ -83,10 +83,11 @@ int main(int argc, char** argv) {
     return 2;
   } catch (const std::exception& e) {
     if (args[0] != "run") {
-      // The driver and the readers are no rank: no rank prefix. A path that cannot be made or
-      // written (the message names it) is bad input.
+      // The driver and the readers are no rank: no rank prefix. Exit 1 means "slower" (compare,
+      // history --gate, verify) or "a node is slow" (health): a full disk while writing the JUnit
+      // file must not read as either, so whatever stopped the work exits 2.
       std::fprintf(stderr, "colltune: error: %s\n", e.what());
-      return dynamic_cast<const std::filesystem::filesystem_error*>(&e) != nullptr ? 2 : 1;
+      return 2;
     }
     const std::string& step = current_step();
     std::fprintf(stderr, "colltune: %s: %s%s%s\n", launcher_rank_text().c_str(),

@@ -10,6 +10,7 @@
 
 #include "core/errors.hpp"
 #include "core/timestamp.hpp"
+#include "store/json_text.hpp"
 #include "store/manifest.hpp"
 
 namespace colltune {
@@ -98,12 +99,12 @@ double parse_fraction(const std::string& text, const std::string& flag) {
 }
 
 // A slowdown needs its unit: "5%" or the ratio "1.05x". A bare "5" could mean 5% or 500%.
-double parse_slowdown(const std::string& text) {
+double parse_slowdown(const std::string& text, const std::string& flag) {
   const auto refuse = [&] {
     return ConfigError(
-        fmt::format("--max-slowdown: '{}' is not allowed; allowed: a percentage like 5% or a "
-                    "time ratio like 1.05x (both: fail when 5% slower)",
-                    text));
+        fmt::format("{}: '{}' is not allowed; allowed: a percentage like 5% or a time ratio like "
+                    "1.05x (both: 5% slower), up to 10000%",
+                    flag, text));
   };
   if (text.empty() || (text.back() != '%' && text.back() != 'x')) throw refuse();
   const std::string number = text.substr(0, text.size() - 1);
@@ -113,6 +114,19 @@ double parse_slowdown(const std::string& text) {
   const double fraction = text.back() == '%' ? value / 100 : value - 1;
   if (!(fraction >= 0) || fraction > 100) throw refuse();
   return fraction;
+}
+
+double parse_alpha(const std::string& text, const std::string& flag) {
+  double value = -1;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || !(value >= kMinAlpha) ||
+      !(value <= kMaxAlpha)) {
+    throw ConfigError(
+        fmt::format("{}: '{}' is not allowed; allowed: a probability from {:g} to "
+                    "{:g}, like 0.05",
+                    flag, text, kMinAlpha, kMaxAlpha));
+  }
+  return value;
 }
 
 // "4%" (the spread of one launch's median, relative) or a file `colltune noise --out` wrote.
@@ -143,7 +157,7 @@ void parse_noise_floor(const std::string& text, CompareOptions& o) {
         fmt::format("--noise-floor: '{}' is a directory without history.json; {}", text, allowed));
   }
   const std::string file = history_dir ? (fs::path(text) / "history.json").string() : text;
-  const auto j = nlohmann::json::parse(read_file(file), nullptr, false);
+  const auto j = parse_json_input(read_file(file), "--noise-floor: " + file);
   if (j.is_object() && j.value("schema", "") == "colltune-history-1") {
     read_history_noise_floor(file, j, o);
     return;

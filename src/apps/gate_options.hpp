@@ -13,8 +13,16 @@ namespace colltune {
 // "5%" or "0.05" (0 or more); throws ConfigError naming `flag`.
 double parse_fraction(const std::string& text, const std::string& flag);
 
-// --max-slowdown: "5%" or "1.05x" as a fraction (0.05); a bare number is refused.
-double parse_slowdown(const std::string& text);
+// --max-slowdown, history's --min-change: "5%" or "1.05x" as a fraction (0.05); a bare number is
+// refused. Throws ConfigError naming `flag`.
+double parse_slowdown(const std::string& text, const std::string& flag = "--max-slowdown");
+
+// A gate's false-alarm level. Below 0.001 a real slowdown is waved through as noise (at 1e-300
+// a 1.3x slowdown at p = 0.0013 read "same"); above 0.2 one comparison in five alarms falsely.
+inline constexpr double kMinAlpha = 0.001, kMaxAlpha = 0.2;
+
+// --alpha: a plain probability in [kMinAlpha, kMaxAlpha]; throws ConfigError naming `flag`.
+double parse_alpha(const std::string& text, const std::string& flag);
 
 // --noise-floor into `o`: its sd (percentage, noise file) or the spread between runs (history
 // directory or its history.json). Throws ConfigError naming the field and what is allowed.

@@ -15,6 +15,7 @@
 
 #include "apps/help_format.hpp"
 #include "core/errors.hpp"
+#include "core/regular_file.hpp"
 #include "core/timestamp.hpp"
 #include "health/health_args.hpp"
 #include "health/health_report.hpp"
@@ -54,6 +55,8 @@ std::vector<std::string> split_hosts(const std::string& text) {
 
 // A hostfile as Open MPI reads it: a host per line, "slots=N" and the like after it, # comments.
 std::vector<std::string> read_hostfile(const std::string& path) {
+  if (const std::string problem = not_regular_file(path); !problem.empty())
+    throw ConfigError(fmt::format("--hostfile: '{}' {}", path, problem));
   std::ifstream in(path);
   if (!in) {
     throw ConfigError(

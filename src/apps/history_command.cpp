@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "apps/gate_options.hpp"
 #include "apps/help_format.hpp"
 #include "core/errors.hpp"
 #include "history/history_html.hpp"
@@ -17,24 +18,6 @@ namespace colltune {
 namespace {
 
 namespace fs = std::filesystem;
-
-double parse_level(const std::string& text, const char* flag, double low, double high,
-                   const char* allowed) {
-  double value = -1;
-  std::string number = text;
-  double scale = 1;
-  if (!number.empty() && number.back() == '%') {
-    number.pop_back();
-    scale = 0.01;
-  }
-  const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
-  value *= scale;
-  if (ec != std::errc() || end != number.data() + number.size() || !std::isfinite(value) ||
-      !(value > low && value < high)) {
-    throw ConfigError(fmt::format("{}: '{}' is not allowed; allowed: {}", flag, text, allowed));
-  }
-  return value;
-}
 
 }  // namespace
 
@@ -59,11 +42,13 @@ int history_command(const std::vector<std::string>& args) {
          "missing")
       ->option_text("DIR");
   app.add_flag("--gate", gate, "exit 1 when the newest run comes after a change to slower");
-  app.add_option("--min-change", min_change, "the smallest step that is a finding: 5% (default 5%)")
+  app.add_option(
+         "--min-change", min_change,
+         "the smallest step that is a finding: 5% or 1.05x, never a bare number (default 5%)")
       ->option_text("X");
   app.add_option("--alpha", level,
                  "false-alarm level of the whole history: the chance of any false change when "
-                 "nothing changed (default 0.05)")
+                 "nothing changed, 0.001 to 0.2 (default 0.05)")
       ->option_text("P");
   app.add_flag("--allow-incomplete", allow_incomplete,
                "--gate: series too short to tell, or whose newest run alone is off, pass "
@@ -74,9 +59,11 @@ int history_command(const std::vector<std::string>& args) {
                "leave out records that fail their range checks, with a warning each");
   if (parse_or_help(app, args, "history")) return 0;
   HistoryOptions o;
-  o.change.level = parse_level(level, "--alpha", 0, 1, "between 0 and 1, like 0.05");
-  o.change.min_change =
-      parse_level(min_change, "--min-change", 0, 10, "a percentage above 0% like 5%");
+  o.change.level = parse_alpha(level, "--alpha");
+  o.change.min_change = parse_slowdown(min_change, "--min-change");
+  if (!(o.change.min_change > 0))
+    throw ConfigError(
+        fmt::format("--min-change: '{}' is not allowed; allowed: above 0%, like 5%", min_change));
   o.allow_incomplete = allow_incomplete;
   if (!junit.empty() && !gate)
     throw ConfigError("--junit: needs --gate; allowed: history --gate --junit FILE");

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <memory>
 
 #include "apps/help_format.hpp"
@@ -17,8 +18,10 @@
 namespace colltune {
 namespace {
 
+// "." and ".." are plain characters but path segments libcurl resolves away, pushing into
+// another group: they go base64 like any value unsafe in a path.
 bool plain_label(const std::string& v) {
-  return !v.empty() && std::all_of(v.begin(), v.end(), [](char c) {
+  return !v.empty() && v != "." && v != ".." && std::all_of(v.begin(), v.end(), [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
   });
 }
@@ -44,22 +47,56 @@ std::string label_path(const std::string& name, const std::string& value) {
   return "/" + name + "@base64/" + out;
 }
 
+// Text from outside (the gateway's answer, a URL as given) made safe for a terminal: control
+// characters and escape sequences as \xNN.
+std::string printable(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      out += fmt::format("\\x{:02x}", byte);
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// The URL with its user:password (if any) replaced, for every message that names it.
+std::string without_credentials(const std::string& url) {
+  const std::size_t host_at = url.find("//");
+  if (host_at == std::string::npos) return printable(url);
+  const std::size_t path_at = url.find('/', host_at + 2);
+  const std::size_t at = url.rfind('@', path_at);
+  if (at == std::string::npos || at < host_at) return printable(url);
+  return printable(url.substr(0, host_at + 2) + "***@" + url.substr(at + 1));
+}
+
 std::string checked_gateway(std::string url) {
   const bool scheme = url.starts_with("http://") || url.starts_with("https://");
   const std::size_t host_at = url.find("//") + 2;
-  if (!scheme || url.size() <= host_at || url.find_first_of("?# ") != std::string::npos ||
-      url[host_at] == '/' || url[host_at] == ':') {
+  const bool control = std::any_of(url.begin(), url.end(), [](char c) {
+    return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+  });
+  if (!scheme || control || url.size() <= host_at ||
+      url.find_first_of("?# ") != std::string::npos || url[host_at] == '/' || url[host_at] == ':') {
     throw ConfigError(
         fmt::format("--gateway: '{}' is not allowed; allowed: the Pushgateway's base URL, "
-                    "http[s]://host[:port][/path], like http://pushgateway:9091",
-                    url));
+                    "http[s]://host[:port][/path], like http://pushgateway:9091, without spaces "
+                    "or control characters",
+                    without_credentials(url)));
   }
   while (url.ends_with("/")) url.pop_back();
   return url;
 }
 
+// The gateway's answer is read up to this; the rest is dropped (the timeout bounds its time).
+constexpr std::size_t kMaxAnswerBytes = 64 * 1024;
+
 std::size_t keep_body(char* data, std::size_t size, std::size_t n, void* out) {
-  static_cast<std::string*>(out)->append(data, size * n);
+  auto& answer = *static_cast<std::string*>(out);
+  answer.append(data,
+                std::min(size * n, kMaxAnswerBytes - std::min(answer.size(), kMaxAnswerBytes)));
   return size * n;
 }
 
@@ -127,7 +164,9 @@ int push_command(const std::vector<std::string>& args) {
   curl_easy_setopt(curl.get(), CURLOPT_POSTFIELDS, body.data());
   curl_easy_setopt(curl.get(), CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
   curl_easy_setopt(curl.get(), CURLOPT_HTTPHEADER, headers);
-  curl_easy_setopt(curl.get(), CURLOPT_TIMEOUT_MS, static_cast<long>(seconds * 1000));
+  // Rounded up to libcurl's millisecond: 0 would mean no timeout at all.
+  curl_easy_setopt(curl.get(), CURLOPT_TIMEOUT_MS,
+                   std::max(1L, static_cast<long>(std::ceil(seconds * 1000))));
   curl_easy_setopt(curl.get(), CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(curl.get(), CURLOPT_WRITEFUNCTION, keep_body);
   curl_easy_setopt(curl.get(), CURLOPT_WRITEDATA, &answer);
@@ -136,24 +175,24 @@ int push_command(const std::vector<std::string>& args) {
   long status = 0;
   curl_easy_getinfo(curl.get(), CURLINFO_RESPONSE_CODE, &status);
   if (result != CURLE_OK) {
-    std::fprintf(stderr, "colltune: error: push: %s: %s%s; nothing was pushed\n", url.c_str(),
-                 curl_easy_strerror(result),
+    std::fprintf(stderr, "colltune: error: push: %s: %s%s; nothing was pushed\n",
+                 without_credentials(url).c_str(), curl_easy_strerror(result),
                  result == CURLE_OPERATION_TIMEDOUT
                      ? fmt::format(" (after {} s; see --timeout)", timeout).c_str()
                      : "");
     return 3;
   }
   if (status < 200 || status >= 300) {
-    answer.erase(std::remove(answer.begin(), answer.end(), '\n'), answer.end());
     std::fprintf(stderr, "colltune: error: push: %s answered HTTP %ld: %s; nothing was pushed\n",
-                 url.c_str(), status, answer.substr(0, 300).c_str());
+                 without_credentials(url).c_str(), status,
+                 printable(answer.substr(0, 300)).c_str());
     return 3;
   }
   std::size_t figures = 0;  // sample lines: every line but the # comments
   for (std::size_t at = 0; at < body.size(); at = body.find('\n', at) + 1)
     figures += body[at] != '#';
-  fmt::print("push: {} figures of {} to {} (job {}, host {})\n", figures, d.source, base, job,
-             host);
+  fmt::print("push: {} figures of {} to {} (job {}, host {})\n", figures, printable(d.source),
+             without_credentials(base), printable(job), printable(host));
   return 0;
 }
 

@@ -126,7 +126,8 @@ int compare_command(const std::vector<std::string>& args) {
   app.add_option("--max-slowdown", slowdown,
                  "the smallest slowdown that fails the gate: 5% or 1.05x (default 5%)")
       ->option_text("X");
-  app.add_option("--alpha", alpha, "level for the adjusted one-sided p-values (default 0.05)")
+  app.add_option("--alpha", alpha,
+                 "level for the adjusted one-sided p-values, 0.001 to 0.2 (default 0.05)")
       ->option_text("P");
   app.add_option("--noise-floor", noise,
                  "launch-to-launch spread: 4%, a file from colltune noise --out, or a directory "
@@ -150,10 +151,7 @@ int compare_command(const std::vector<std::string>& args) {
   }
   CompareOptions o;
   o.max_slowdown = parse_slowdown(slowdown);
-  o.alpha = parse_fraction(alpha, "--alpha");
-  if (!(o.alpha > 0 && o.alpha < 1)) {
-    throw ConfigError(fmt::format("--alpha: '{}' is not allowed; allowed: between 0 and 1", alpha));
-  }
+  o.alpha = parse_alpha(alpha, "--alpha");
   if (!noise.empty()) parse_noise_floor(noise, o);
   if (!junit.empty()) check_output_path("--junit", junit);
   o.allow_incomplete = allow_incomplete;

@@ -28,15 +28,17 @@ std::vector<std::string> redact_words(const std::vector<std::string>& words) {
   for (std::size_t i = 0; i < words.size(); ++i) {
     const std::string& word = words[i];
     const bool mca = (word == "--mca" || word == "-mca" || word == "--gmca" || word == "-gmca");
-    if (mca && i + 2 < words.size() && is_secret_variable(words[i + 1])) {
-      out.insert(out.end(), {word, words[i + 1], "<redacted>"});
+    if (mca && i + 2 < words.size() && is_secret_variable(words[i + 1]) &&
+        !is_redacted(words[i + 2])) {
+      out.insert(out.end(), {word, words[i + 1], kRedacted});
       i += 2;
       continue;
     }
     const auto eq = word.find('=');
     const bool secret = eq != std::string::npos && !word.starts_with("-") &&
-                        is_secret_variable(std::string_view(word).substr(0, eq));
-    out.push_back(secret ? word.substr(0, eq + 1) + "<redacted>" : word);
+                        is_secret_variable(std::string_view(word).substr(0, eq)) &&
+                        !is_redacted(std::string_view(word).substr(eq + 1));
+    out.push_back(secret ? word.substr(0, eq + 1) + kRedacted : word);
   }
   return out;
 }
@@ -49,8 +51,7 @@ std::map<std::string, std::string> allowed_environment(const char* const* envp) 
     if (eq == std::string_view::npos) continue;
     const std::string_view key = entry.substr(0, eq);
     if (!is_recorded_variable(key)) continue;
-    out[std::string(key)] =
-        is_secret_variable(key) ? "<redacted>" : std::string(entry.substr(eq + 1));
+    out[std::string(key)] = is_secret_variable(key) ? kRedacted : std::string(entry.substr(eq + 1));
   }
   return out;
 }

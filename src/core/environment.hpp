@@ -13,6 +13,13 @@ namespace colltune {
 // everything else is dropped.
 std::map<std::string, std::string> allowed_environment(const char* const* envp);
 
+// What a secret's value is replaced with, everywhere.
+inline constexpr const char* kRedacted = "<redacted>";
+
+// A value colltune already redacted ("<redacted>", or the sweep's "<redacted 2>" that tells two
+// secret values of one axis apart): kept as it is when read back.
+inline bool is_redacted(std::string_view value) { return value.starts_with("<redacted"); }
+
 bool is_recorded_variable(std::string_view name);
 bool is_secret_variable(std::string_view name);
 

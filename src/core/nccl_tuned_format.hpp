@@ -4,12 +4,15 @@
 // 2.28.9, src/include/device.h and nccl_common.h: the ids the tuner ABI passes).
 
 #include <array>
+#include <cstddef>
 #include <string_view>
 
 namespace colltune::tuned_format {
 
 inline constexpr std::string_view kFormat = "colltune-nccl-tuned";
 inline constexpr int kVersion = 1;
+// A tuned file is kilobytes; past this it is not one, and reading it would slow NCCL's init.
+inline constexpr std::size_t kMaxFileBytes = std::size_t{64} << 20;
 inline constexpr std::string_view kAny = "any";
 
 // Index = NCCL's id: ncclFunc_t, NCCL_ALGO_*, NCCL_PROTO_*.

@@ -5,11 +5,16 @@
 
 namespace colltune {
 
-// Now in UTC: "2026-11-29T23:17:00Z", or "20261129T231700Z" when `compact` (for file names).
+// Now in UTC to the millisecond: "2026-11-29T23:17:00.123Z" (two sweeps started within one
+// second are still two times), or "20261129T231700Z" when `compact` (for file names).
 std::string utc_timestamp(bool compact = false);
 
-// Seconds since 1970 of "2026-11-29T23:17:00Z" (fractions of a second allowed, ignored); nullopt
-// for anything else, so a history never orders runs by a misread date.
+// Milliseconds since 1970 of "2026-11-29T23:17:00Z" or "...:00.123Z" (digits past the third
+// ignored); nullopt for anything else, impossible dates (2026-02-29, 24:00:00) included, so a
+// history never orders runs by a misread date.
+std::optional<long long> parse_utc_millis(const std::string& text);
+
+// The same in whole seconds.
 std::optional<long long> parse_utc_seconds(const std::string& text);
 
 }  // namespace colltune

@@ -6,7 +6,9 @@
 #include <fstream>
 #include <regex>
 
+#include "core/errors.hpp"
 #include "core/failure_reason.hpp"
+#include "store/json_text.hpp"
 
 namespace colltune {
 
@@ -55,7 +57,7 @@ std::map<std::string, std::vector<IbPort>> ib_lines(const std::vector<std::strin
   std::map<std::string, std::vector<IbPort>> out;
   for (const std::string& line : lines) {
     if (!line.starts_with("colltune-ib ")) continue;
-    const auto j = nlohmann::json::parse(line.substr(12), nullptr, false);
+    const auto j = parse_json_lenient(std::string_view(line).substr(12));
     if (!j.is_object() || !j.contains("host") || !j.at("host").is_string()) continue;
     out[j.at("host").get<std::string>()] =
         ib_ports_from_json(j.value("ports", nlohmann::json::array()));
@@ -68,7 +70,9 @@ LaunchReadback read_launch_records(const std::string& path) {
   std::ifstream in(path);
   std::string line;
   for (int n = 1; std::getline(in, line); ++n) {
-    const auto j = nlohmann::json::parse(line);
+    const std::string where = fmt::format("{}:{}", path, n);
+    const auto j = parse_json_input(line, where);
+    if (j.is_discarded()) throw ConfigError(fmt::format("{}: not JSON", where));
     out.records.push_back(record_from_json(j, fmt::format("{}:{}", path, n)));
     if (out.rank_hosts.empty()) {
       for (const RankPlacement& p : placement_from_json(j.at("context").at("placement")))

@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <numeric>
 
 #include "core/errors.hpp"
+#include "core/hash.hpp"
 #include "core/parallel.hpp"
 #include "core/stats.hpp"
 #include "core/timestamp.hpp"
@@ -61,6 +63,23 @@ std::string shape_of(const nlohmann::json& context) {
   return fmt::format("{} ranks on {} {}", fmt::join(counts, "+"), counts.size(), hosts_word);
 }
 
+// A start time this far past the clock is a wrong clock, not a run to trust: nodes' clocks
+// differ by seconds, never by this.
+constexpr long long kFutureToleranceSeconds = 3600;
+
+// What a run is, whatever its path: its start time, its records' identities and samples.
+std::uint64_t content_identity(const Dataset& d) {
+  std::uint64_t h = fnv1a64(d.started_utc);
+  for (const Record& r : d.records) {
+    h = fnv1a64(fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}\n", r.point_id, r.round, r.collective,
+                            r.dtype, r.op, r.in_place, r.root, r.bytes, r.nranks),
+                h);
+    for (double x : r.samples_seconds)
+      h = fnv1a64(std::string_view(reinterpret_cast<const char*>(&x), sizeof x), h);
+  }
+  return h;
+}
+
 std::string text_of(const nlohmann::json& v) {
   return v.is_string() ? v.get<std::string>() : v.dump();
 }
@@ -83,34 +102,51 @@ std::vector<HistoryRun> load_history(const std::vector<std::string>& paths, cons
   // Reading is most of a long history's time (365 runs of 2,000 records: 730,000 JSON records),
   // and each input reads alone.
   std::vector<HistoryRun> runs(inputs.size());
-  std::vector<long long> seconds(inputs.size());
+  std::vector<long long> millis(inputs.size());
+  std::vector<std::uint64_t> identity(inputs.size());
+  const long long latest_allowed =
+      *parse_utc_millis(utc_timestamp()) + kFutureToleranceSeconds * 1000;
   parallel_for(inputs.size(), [&](std::size_t i) {
     HistoryRun run{inputs[i], "", load_dataset(inputs[i], o)};
     run.started_utc = run.data.started_utc;
-    const auto when = parse_utc_seconds(run.started_utc);
+    const auto when = parse_utc_millis(run.started_utc);
     if (!when) {
       throw ConfigError(fmt::format(
           "{}: start time '{}' is not allowed; allowed: an ISO 8601 UTC time like "
           "2026-11-14T02:00:00Z (a sweep's manifest created_utc, a run's context.start_time_utc)",
           inputs[i], run.started_utc));
     }
+    // A run stamped in the future would stay the newest for ever and hide every real one.
+    if (*when > latest_allowed) {
+      throw ConfigError(fmt::format(
+          "{}: start time '{}' is in the future (now {}); allowed: a time no later than now (a "
+          "wrong clock on the node that ran it?)",
+          inputs[i], run.started_utc, utc_timestamp()));
+    }
+    identity[i] = content_identity(run.data);
     runs[i] = std::move(run);
-    seconds[i] = *when;
+    millis[i] = *when;
   });
+  // Runs are ordered by start time, to the millisecond; two that started together are still two
+  // runs (two nodes' nightly jobs), kept in the order given. One run given twice (the same
+  // records, whatever the path) counts once.
   std::vector<std::size_t> order(runs.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return seconds[a] < seconds[b]; });
-  for (std::size_t i = 1; i < order.size(); ++i) {
-    if (seconds[order[i]] == seconds[order[i - 1]]) {
-      throw ConfigError(fmt::format(
-          "{}: start time {} is also {}'s; allowed: one run per start time (is one a copy of "
-          "the other?)",
-          runs[order[i]].source, runs[order[i]].started_utc, runs[order[i - 1]].source));
-    }
-  }
+                   [&](std::size_t a, std::size_t b) { return millis[a] < millis[b]; });
   std::vector<HistoryRun> sorted;
-  for (std::size_t i : order) sorted.push_back(std::move(runs[i]));
+  std::map<std::uint64_t, std::string> seen;  // identity -> the source kept
+  for (std::size_t i : order) {
+    const auto [first, fresh] = seen.emplace(identity[i], runs[i].source);
+    if (!fresh) {
+      std::fprintf(stderr,
+                   "colltune: warning: history: %s holds the same records as %s (given twice?): "
+                   "counted once\n",
+                   runs[i].source.c_str(), first->second.c_str());
+      continue;
+    }
+    sorted.push_back(std::move(runs[i]));
+  }
   return sorted;
 }
 
@@ -119,6 +155,7 @@ std::vector<Series> build_series(const std::vector<HistoryRun>& runs) {
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const Dataset& d = runs[i].data;
     std::map<SeriesKey, std::map<int, std::vector<double>>> launches;
+    std::map<SeriesKey, std::uint64_t> wrong;
     std::map<std::string, std::string> shapes;  // point id -> its shape: one context, many records
     for (const auto& [point, context] : d.contexts) shapes[point] = shape_of(context);
     for (const Record& r : d.records) {
@@ -130,6 +167,7 @@ std::vector<Series> build_series(const std::vector<HistoryRun>& runs) {
                     r.bytes};
       auto& samples = launches[key][r.round];
       samples.insert(samples.end(), r.samples_seconds.begin(), r.samples_seconds.end());
+      wrong[key] += r.wrong.value_or(0);
     }
     for (const auto& [key, rounds] : launches) {
       std::vector<double> logs;
@@ -141,6 +179,7 @@ std::vector<Series> build_series(const std::vector<HistoryRun>& runs) {
       RunValue v;
       v.run = i;
       v.launches = logs.size();
+      v.wrong = wrong[key];
       v.log_seconds =
           std::accumulate(logs.begin(), logs.end(), 0.0) / static_cast<double>(logs.size());
       if (logs.size() >= 2) {

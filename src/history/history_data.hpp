@@ -20,8 +20,9 @@ struct HistoryRun {
 };
 
 // Each path is a store, a run file, or a directory of them (one level). Every input is one run.
-// Throws ConfigError for an unreadable input, a run without a start time, or two runs that
-// started at the same second (a copy, most likely). Oldest first.
+// Throws ConfigError for an unreadable input, or a run without a start time or with one in the
+// future. Oldest first (to the millisecond; ties in the order given); a run given twice (the same
+// records) counts once, with a warning.
 std::vector<HistoryRun> load_history(const std::vector<std::string>& paths,
                                      const LoadOptions& o = {});
 
@@ -43,6 +44,7 @@ struct RunValue {
   std::size_t run = 0;     // index into the runs
   double log_seconds = 0;  // mean of the logs of its launch medians (geometric mean)
   std::size_t launches = 0;
+  std::uint64_t wrong = 0;  // wrong elements its records found (any: the run failed here)
   // 95% interval of the geometric mean from its launches (t on their logs); unset with one
   // launch or no raw samples (imported logs).
   std::optional<double> low_log, high_log;

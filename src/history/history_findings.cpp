@@ -1,6 +1,7 @@
 #include "history/history_findings.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
@@ -109,12 +110,19 @@ void group_step(const std::vector<std::pair<const SeriesResult*, std::size_t>>& 
 }
 
 std::string gate_of(SeriesResult& s, const std::vector<HistoryRun>& runs,
-                    const ChangePointOptions& o) {
+                    const ChangePointOptions& o, const std::set<std::string>& ignore_keys) {
   const std::size_t newest_run = runs.size() - 1;
   const auto& v = s.series.values;
   if (v.back().run != newest_run) {
     s.gate_note = "the newest run did not measure it";
     return "not in newest";
+  }
+  if (v.back().wrong > 0) {
+    s.gate_note = fmt::format(
+        "the newest run found {} wrong elements: its results are wrong, "
+        "whatever its times",
+        v.back().wrong);
+    return "wrong results";
   }
   if (v.size() < min_runs_for_change(o)) {
     s.gate_note = fmt::format("{} runs; a change needs {} (at least {} on each side)", v.size(),
@@ -144,6 +152,20 @@ std::string gate_of(SeriesResult& s, const std::vector<HistoryRun>& runs,
       return "slower";
     }
     break;
+  }
+  if (slow_newest && v.size() >= 2) {
+    // Off alone, but with a cause on record: what it ran under changed from the run before.
+    // The next run would only confirm what the context already says, so it fails now.
+    const auto changed =
+        context_changes(run_context(runs[v[v.size() - 2].run], s.series.key.point_id),
+                        run_context(runs[v.back().run], s.series.key.point_id), ignore_keys);
+    if (!changed.empty()) {
+      s.gate_note = fmt::format(
+          "the newest run is {:.0f}% slower than the runs around it ({:.1f} robust sds) and its "
+          "context changed: {}",
+          std::expm1(slow_newest->off_log) * 100, slow_newest->z, fmt::join(changed, "; "));
+      return "slower";
+    }
   }
   if (slow_newest) {
     s.gate_note = fmt::format(
@@ -288,6 +310,7 @@ HistoryResult analyse_history(const std::vector<HistoryRun>& runs, const History
   held.level = h.series_level;
   held.deeper_level = o.change.level / std::max(m, 1.0);
   bool slower = false, gap = false;
+  std::size_t judged = 0;  // series the gate could say ok or slower of
   std::vector<Segmentation> segments(all.size());
   parallel_for(all.size(),
                [&](std::size_t i) { segments[i] = segment_series(logs_of(all[i]), held); });
@@ -295,12 +318,18 @@ HistoryResult analyse_history(const std::vector<HistoryRun>& runs, const History
     SeriesResult r;
     r.segments = std::move(segments[i]);
     r.series = std::move(all[i]);
-    r.gate = gate_of(r, runs, held);
-    slower = slower || r.gate == "slower";
-    gap = gap || (r.gate != "ok" && r.gate != "slower");
+    const auto skip = ignore.find(r.series.key.point_id);
+    r.gate = gate_of(r, runs, held, skip == ignore.end() ? std::set<std::string>{} : skip->second);
+    // Wrong results fail like a slowdown: exit 1.
+    const bool failed = r.gate == "slower" || r.gate == "wrong results";
+    slower = slower || failed;
+    gap = gap || (r.gate != "ok" && !failed);
+    judged += r.gate == "ok" || failed;
     h.series.push_back(std::move(r));
   }
-  h.exit_code = slower ? 1 : (gap && !o.allow_incomplete ? 3 : 0);
+  // --allow-incomplete forgives some series, never a gate that judged none.
+  h.nothing_judged = judged == 0;
+  h.exit_code = slower ? 1 : ((gap && !o.allow_incomplete) || h.nothing_judged ? 3 : 0);
   // The spread between runs, for compare's noise floor, is the machine's drift: a change with
   // nothing recorded differing (a level shift of the machine's own) is part of it; only changes
   // that came with a recorded cause cut the series for it.

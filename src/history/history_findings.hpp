@@ -20,7 +20,8 @@ struct HistoryOptions {
 struct SeriesResult {
   Series series;
   Segmentation segments;
-  // The gate on its newest run: "slower" (after a slower change it is part of), "outlier" (the
+  // The gate on its newest run: "slower" (after a slower change it is part of), "wrong results"
+  // (the newest run's records found wrong elements: a failure like slower), "outlier" (the
   // newest run alone is off: a change or a bad night, the next run tells), "short" (fewer runs
   // than a change needs), "not in newest" (the newest run did not measure it), "ok".
   std::string gate = "ok";
@@ -43,7 +44,8 @@ struct HistoryResult {
   std::vector<SeriesResult> series;
   std::vector<Finding> findings;  // changes first (newest first), then spells, then outliers
   double series_level = 0;        // the level each series' splits were held to
-  int exit_code = 0;              // --gate: 0 ok, 1 slower, 3 could not tell
+  int exit_code = 0;              // --gate: 0 ok, 1 slower or wrong, 3 could not tell
+  bool nothing_judged = false;    // no series could be judged: exit 3 even if allowed incomplete
 };
 
 HistoryResult analyse_history(const std::vector<HistoryRun>& runs, const HistoryOptions& o);

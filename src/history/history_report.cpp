@@ -45,6 +45,11 @@ std::string finding_line(const Finding& f, const std::vector<HistoryRun>& runs) 
 
 namespace {
 
+constexpr const char* kNothingJudged =
+    "nothing was judged: no series has runs the gate could hold the newest against (all skipped, "
+    "no points, or the runs measured different things); a gate that judged nothing cannot pass, "
+    "even with --allow-incomplete";
+
 std::string gate_summary(const HistoryResult& h) {
   std::map<std::string, int> count;
   for (const auto& s : h.series) ++count[s.gate];
@@ -91,6 +96,7 @@ std::string history_console(const HistoryResult& h, const std::vector<HistoryRun
   if (gate) {
     out += fmt::format("gate: exit {}: newest run {}; series: {}\n", h.exit_code,
                        runs.back().started_utc, gate_summary(h));
+    if (h.nothing_judged) out += fmt::format("gate: {}\n", kNothingJudged);
     // One line per panel and state: its sizes, and the first one's reason.
     std::map<std::pair<std::string, std::string>, std::vector<const SeriesResult*>> groups;
     for (const auto& s : h.series)
@@ -233,7 +239,7 @@ std::string history_junit(const HistoryResult& h, const HistoryOptions& o) {
     cases += fmt::format("    <testcase classname=\"colltune.history.{}\" name=\"{} {}\">\n",
                          html_escape(s.series.key.collective), html_escape(s.series.key.panel()),
                          format_bytes(s.series.key.bytes));
-    if (s.gate == "slower") {
+    if (s.gate == "slower" || s.gate == "wrong results") {
       ++failures;
       cases += fmt::format("      <failure message=\"{}\"/>\n", html_escape(s.gate_note));
     } else if (s.gate != "ok") {
@@ -244,7 +250,17 @@ std::string history_junit(const HistoryResult& h, const HistoryOptions& o) {
     }
     cases += "    </testcase>\n";
   }
-  return junit_document("history", h.series.size(), failures, errors, skipped, cases);
+  std::size_t tests = h.series.size();
+  if (h.nothing_judged) {
+    // tests=0 reads green to many CI tools: one failing case says why.
+    ++tests;
+    ++failures;
+    cases += fmt::format(
+        "    <testcase classname=\"colltune.history\" name=\"anything judged\">\n      <failure "
+        "message=\"{}\"/>\n    </testcase>\n",
+        html_escape(kNothingJudged));
+  }
+  return junit_document("history", tests, failures, errors, skipped, cases);
 }
 
 }  // namespace colltune

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <tuple>
 
 #include "knobs/knob_scope.hpp"
 #include "knobs/knobs.hpp"
@@ -263,8 +264,14 @@ std::vector<SizeVerdict> winners(const Panel& panel, const Dataset& d) {
     const auto eliminated = [&](const std::string& id) {
       return std::find(v.eliminated.begin(), v.eliminated.end(), id) != v.eliminated.end();
     };
+    // A point that gave wrong results ranks after every other, even the eliminated: its speed
+    // is no answer, and tune must never recommend it.
+    const auto wrong = [&](const std::string& id) {
+      return panel.cells.at(id).at(bytes).wrong.value_or(0) > 0;
+    };
     std::stable_sort(ranked.begin(), ranked.end(), [&](const auto& a, const auto& b) {
-      return std::pair(eliminated(a.second), a.first) < std::pair(eliminated(b.second), b.first);
+      return std::tuple(wrong(a.second), eliminated(a.second), a.first) <
+             std::tuple(wrong(b.second), eliminated(b.second), b.first);
     });
     v.fastest = ranked[0].second;
     const Cell& best = panel.cells.at(v.fastest).at(bytes);
@@ -282,7 +289,7 @@ std::vector<SizeVerdict> winners(const Panel& panel, const Dataset& d) {
     for (std::size_t i = 1; i < ranked.size(); ++i) {
       // Out of the race in every launch that measured it (a --race-after launch measures again
       // only what the first left open): slower, whatever a test across unequal launches says.
-      if (eliminated(ranked[i].second)) continue;
+      if (eliminated(ranked[i].second) || wrong(ranked[i].second)) continue;
       const PairTest t = test_faster(best, *cell_of(ranked[i].second));
       if (!t.decidable || t.p_faster >= kSignificanceLevel) v.tied.push_back(ranked[i].second);
     }
@@ -306,6 +313,10 @@ std::vector<SizeVerdict> winners(const Panel& panel, const Dataset& d) {
     out[i].p_value = adjusted[i];
     out[i].significant = out[i].test.decidable && adjusted[i] < kSignificanceLevel;
     apply_race(out[i], panel);
+    if (panel.cells.at(out[i].fastest).at(out[i].bytes).wrong.value_or(0) > 0) {
+      out[i].significant = false;  // every point here gave wrong results: no winner
+      out[i].tied.clear();
+    }
   }
   return out;
 }

@@ -1,9 +1,11 @@
 #include "report/compare.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "core/decision.hpp"
@@ -19,23 +21,35 @@ using Key =
 
 struct Merged {
   std::map<int, std::vector<double>> launches;  // round -> samples
-  int nranks = 0;
+  std::set<int> nranks;                         // every record's, so no one record decides
+  std::uint64_t wrong = 0;                      // wrong elements over its records
+  std::string skipped;                          // why, where every record of it was skipped
   std::string label;
 };
 
+// Skipped records still count: their key tells "skipped in the candidate" from "not in it", and
+// a skipped record that found wrong results is still a failure.
 std::map<Key, Merged> merge(const Dataset& d) {
   std::map<Key, Merged> out;
   for (const Record& r : d.records) {
-    if (r.skipped) continue;
     Merged& m = out[{r.point_id, r.collective, r.dtype, r.op, r.in_place, r.root, r.bytes}];
-    auto& samples = m.launches[r.round];
-    samples.insert(samples.end(), r.samples_seconds.begin(), r.samples_seconds.end());
-    m.nranks = r.nranks;
+    m.wrong += r.wrong.value_or(0);
+    m.nranks.insert(r.nranks);
     const PointInfo* p = find_point(d, r.point_id);
     m.label = p ? p->label : r.point_id;
+    if (r.skipped) {
+      if (m.skipped.empty()) m.skipped = *r.skipped;
+      continue;
+    }
+    auto& samples = m.launches[r.round];
+    samples.insert(samples.end(), r.samples_seconds.begin(), r.samples_seconds.end());
   }
   return out;
 }
+
+bool measured(const Merged& m) { return !m.launches.empty(); }
+
+std::string rank_counts(const std::set<int>& n) { return fmt::format("{}", fmt::join(n, "/")); }
 
 LaunchSamples launches_of(const Merged& m) {
   LaunchSamples out;
@@ -84,6 +98,8 @@ std::string_view name(Verdict v) {
       return "missing";
     case Verdict::kRankMismatch:
       return "rank counts differ";
+    case Verdict::kWrong:
+      return "wrong results";
   }
   return "?";
 }
@@ -99,36 +115,52 @@ std::vector<Comparison> compare(const Dataset& base, const Dataset& cand, const 
   std::vector<Pending> pending;
   for (const auto& [key, old] : a) {
     Comparison c = row_of(key, old.label);
-    c.base_nranks = old.nranks;
+    c.base_nranks = *old.nranks.rbegin();
     c.base_launches = old.launches.size();
     const auto it = b.find(key);
-    if (it == b.end()) {
-      c.verdict = Verdict::kMissing;
-      c.note = "not in the candidate";
+    const Merged* now = it == b.end() ? nullptr : &it->second;
+    if (now) {
+      c.cand_nranks = *now->nranks.rbegin();
+      c.cand_launches = now->launches.size();
+    }
+    // Wrong results fail whatever the times say: a fast wrong answer is no answer.
+    if (old.wrong > 0 || (now && now->wrong > 0)) {
+      c.verdict = Verdict::kWrong;
+      c.note = fmt::format("{} wrong elements in the baseline, {} in the candidate", old.wrong,
+                           now ? now->wrong : 0);
       rows.push_back(std::move(c));
       continue;
     }
-    const Merged& now = it->second;
-    c.cand_nranks = now.nranks;
-    c.cand_launches = now.launches.size();
+    if (!now || !measured(*now) || !measured(old)) {
+      c.verdict = Verdict::kMissing;
+      c.note = !now             ? std::string("not in the candidate")
+               : !measured(old) ? "skipped in the baseline: " + old.skipped
+                                : "skipped in the candidate: " + now->skipped;
+      rows.push_back(std::move(c));
+      continue;
+    }
+    if (old.nranks.size() > 1 || now->nranks.size() > 1 || old.nranks != now->nranks) {
+      c.verdict = Verdict::kRankMismatch;
+      c.note =
+          fmt::format("{} ranks against {}", rank_counts(old.nranks), rank_counts(now->nranks));
+      rows.push_back(std::move(c));
+      continue;
+    }
     CompareOptions::RunSpread run_sd = o.run_sd;
     if (const auto sd = o.run_sd_by_series.find(comparison_series_key(
-            c.point_id, c.collective, c.dtype, c.op, c.in_place, c.root, c.bytes, old.nranks));
+            c.point_id, c.collective, c.dtype, c.op, c.in_place, c.root, c.bytes, c.base_nranks));
         sd != o.run_sd_by_series.end()) {
       run_sd = sd->second;
     }
     const LaunchTest t =
-        run_sd.sd_log > 0 ? test_runs(launches_of(old), launches_of(now), run_sd.sd_log, run_sd.df)
-                          : test_launches(launches_of(old), launches_of(now), o.noise_floor_sd);
+        run_sd.sd_log > 0 ? test_runs(launches_of(old), launches_of(*now), run_sd.sd_log, run_sd.df)
+                          : test_launches(launches_of(old), launches_of(*now), o.noise_floor_sd);
     c.ratio = t.ratio;
     c.ratio_low = t.ratio_low;
     c.ratio_high = t.ratio_high;
     c.method = t.method;
-    if (old.nranks != now.nranks) {
-      c.verdict = Verdict::kRankMismatch;
-      c.note = fmt::format("{} ranks against {}", old.nranks, now.nranks);
-    } else if (!t.method.empty() && !(std::isfinite(t.ratio) && std::isfinite(t.p_slower) &&
-                                      std::isfinite(t.p_faster))) {
+    if (!t.method.empty() &&
+        !(std::isfinite(t.ratio) && std::isfinite(t.p_slower) && std::isfinite(t.p_faster))) {
       // Fail closed: a NaN compares false with every threshold, which would read as "same".
       c.verdict = Verdict::kInconclusive;
       c.note = fmt::format("the test gave no number (ratio {}, p {} / {}); nothing is decided",
@@ -147,10 +179,11 @@ std::vector<Comparison> compare(const Dataset& base, const Dataset& cand, const 
   for (const auto& [key, now] : b) {
     if (a.count(key)) continue;
     Comparison c = row_of(key, now.label);
-    c.cand_nranks = now.nranks;
+    c.cand_nranks = *now.nranks.rbegin();
     c.cand_launches = now.launches.size();
-    c.verdict = Verdict::kMissing;
-    c.note = "not in the baseline";
+    c.verdict = now.wrong > 0 ? Verdict::kWrong : Verdict::kMissing;
+    c.note = now.wrong > 0 ? fmt::format("{} wrong elements in the candidate", now.wrong)
+                           : std::string("not in the baseline");
     rows.push_back(std::move(c));
   }
   // Many sizes are tested at once: adjust over the family so that an unchanged candidate fails
@@ -162,29 +195,66 @@ std::vector<Comparison> compare(const Dataset& base, const Dataset& cand, const 
   }
   slower = benjamini_hochberg(slower);
   faster = benjamini_hochberg(faster);
+  const double tolerated = 1 + o.max_slowdown;
   for (std::size_t i = 0; i < pending.size(); ++i) {
     Comparison& c = rows[pending[i].row];
     c.p_value = c.ratio >= 1 ? slower[i] : faster[i];
     if (!std::isfinite(slower[i]) || !std::isfinite(faster[i])) {
       c.verdict = Verdict::kInconclusive;
       c.note = "the adjusted p-value is not a number; nothing is decided";
-    } else if (slower[i] < o.alpha && c.ratio > 1 + o.max_slowdown) {
+    } else if (slower[i] < o.alpha && c.ratio > tolerated) {
       c.verdict = Verdict::kSlower;
-    } else if (faster[i] < o.alpha && c.ratio < 1 / (1 + o.max_slowdown)) {
+    } else if (faster[i] < o.alpha && c.ratio < 1 / tolerated) {
       c.verdict = Verdict::kFaster;
+    } else if (!(c.ratio_high <= tolerated)) {
+      // "Same" is a claim that any slowdown stays within the tolerance: where the interval
+      // reaches past it, the data has not ruled the slowdown out, so it cannot pass.
+      c.verdict = Verdict::kInconclusive;
+      c.note = fmt::format(
+          "a slowdown beyond {:g}% is not ruled out: the 95% interval reaches {:.3f}; more "
+          "launches a side narrow it",
+          o.max_slowdown * 100, c.ratio_high);
+      const double floor_alone = std::expm1(1.96 * o.noise_floor_sd * std::sqrt(2.0));
+      if (c.method == "noise floor" && floor_alone > o.max_slowdown) {
+        c.note = fmt::format(
+            "the noise floor ({}) is too wide to see a {:g}% slowdown: alone it makes the "
+            "interval +/-{:.0f}%; measure a tighter one (colltune noise) or give more launches",
+            o.noise_floor_source, o.max_slowdown * 100, floor_alone * 100);
+      }
     }
   }
   return rows;
 }
 
+std::size_t compared_count(const std::vector<Comparison>& rows) {
+  std::size_t n = 0;
+  for (const auto& r : rows) n += !is_gap(r.verdict) && r.verdict != Verdict::kWrong;
+  return n;
+}
+
 int gate_exit_code(const std::vector<Comparison>& rows, const CompareOptions& o) {
   bool gap = false;
   for (const auto& r : rows) {
-    if (r.verdict == Verdict::kSlower) return 1;
+    if (r.verdict == Verdict::kSlower || r.verdict == Verdict::kWrong) return 1;
     gap = gap || is_gap(r.verdict);
   }
+  // --allow-incomplete forgives some gaps, never a gate that compared nothing at all.
+  if (compared_count(rows) == 0) return 3;
   return gap && !o.allow_incomplete ? 3 : 0;
 }
+
+namespace {
+
+std::string nothing_compared_text(const std::vector<Comparison>& rows) {
+  return fmt::format(
+      "nothing was compared: {} ({}); a gate that compared nothing cannot pass, even with "
+      "--allow-incomplete",
+      rows.empty() ? std::string("neither side has a measured record")
+                   : fmt::format("none of the {} rows could be compared", rows.size()),
+      rows.empty() ? "all skipped, empty inputs, or a different benchmark" : "see each row's note");
+}
+
+}  // namespace
 
 std::string compare_markdown(const std::vector<Comparison>& rows, const Dataset& base,
                              const Dataset& cand, const CompareOptions& o) {
@@ -199,13 +269,15 @@ std::string compare_markdown(const std::vector<Comparison>& rows, const Dataset&
   const int gaps =
       counts[Verdict::kInconclusive] + counts[Verdict::kMissing] + counts[Verdict::kRankMismatch];
   std::string md = fmt::format(
-      "# colltune compare\n\nbaseline {} against candidate {}: {} comparisons; **{} slower**, {} "
-      "faster, {} same, **{} not compared** ({} inconclusive, {} missing, {} with other rank "
-      "counts){}.\n\n",
+      "# colltune compare\n\nbaseline {} against candidate {}: {} comparisons; **{} slower**, "
+      "**{} with wrong results**, {} faster, {} same, **{} not compared** ({} inconclusive, {} "
+      "missing, {} with other rank counts){}.\n\n",
       markdown_escape(base.source), markdown_escape(cand.source), rows.size(),
-      counts[Verdict::kSlower], counts[Verdict::kFaster], counts[Verdict::kSame], gaps,
-      counts[Verdict::kInconclusive], counts[Verdict::kMissing], counts[Verdict::kRankMismatch],
+      counts[Verdict::kSlower], counts[Verdict::kWrong], counts[Verdict::kFaster],
+      counts[Verdict::kSame], gaps, counts[Verdict::kInconclusive], counts[Verdict::kMissing],
+      counts[Verdict::kRankMismatch],
       gaps > 0 && o.allow_incomplete ? "; allowed by --allow-incomplete" : "");
+  if (compared_count(rows) == 0) md += "**" + nothing_compared_text(rows) + ".**\n\n";
   if (min_base != SIZE_MAX) {
     md +=
         fmt::format("Launches per side: at least {} baseline, {} candidate. ", min_base, min_cand);
@@ -213,8 +285,9 @@ std::string compare_markdown(const std::vector<Comparison>& rows, const Dataset&
   md += fmt::format(
       "The unit is the launch: each launch's median time, compared on a log scale by {}, "
       "one-sided p-values adjusted over the comparisons (Benjamini-Hochberg). A verdict needs an "
-      "adjusted p below {:g} and a change beyond {:g}%; ratio = candidate / baseline time (above "
-      "1 is slower) with its 95% interval.\n",
+      "adjusted p below {:g} and a change beyond {:g}%; \"same\" needs the 95% interval to stay "
+      "within {:g}%, else the row is inconclusive; ratio = candidate / baseline time (above 1 is "
+      "slower) with its 95% interval.\n",
       o.run_sd.sd_log > 0 || !o.run_sd_by_series.empty()
           ? fmt::format("a t-test of the two runs with the spread between runs history measured "
                         "in {} (per series; {:.2f}% pooled for the others)",
@@ -223,16 +296,13 @@ std::string compare_markdown(const std::vector<Comparison>& rows, const Dataset&
           ? fmt::format("a z-test with the noise floor {:.2f}% from {}",
                         std::expm1(o.noise_floor_sd) * 100, markdown_escape(o.noise_floor_source))
           : std::string("Welch's t-test"),
-      o.alpha, o.max_slowdown * 100);
-  bool header = false;
+      o.alpha, o.max_slowdown * 100, o.max_slowdown * 100);
+  if (!rows.empty()) {
+    md +=
+        "\n| verdict | configuration | collective | size | ratio | 95% interval | launches | "
+        "p | note |\n|---|---|---|---:|---:|---|---|---:|---|\n";
+  }
   for (const auto& r : rows) {
-    if (r.verdict == Verdict::kSame) continue;
-    if (!header) {
-      md +=
-          "\n| verdict | configuration | collective | size | ratio | 95% interval | launches | "
-          "p | note |\n|---|---|---|---:|---:|---|---|---:|---|\n";
-      header = true;
-    }
     const bool tested = !r.method.empty();
     md += fmt::format(
         "| {} | {} | {} {} {}{} | {} | {} | {} | {} / {} | {} | {} |\n", name(r.verdict),
@@ -258,6 +328,9 @@ std::string compare_junit(const std::vector<Comparison>& rows, const CompareOpti
           "adjusted p={:.2g}, {} and {} launches)\"/>\n",
           (r.ratio - 1) * 100, r.ratio, r.ratio_low, r.ratio_high, r.p_value, r.base_launches,
           r.cand_launches);
+    } else if (r.verdict == Verdict::kWrong) {
+      ++failures;
+      cases += fmt::format("      <failure message=\"wrong results: {}\"/>\n", html_escape(r.note));
     } else if (is_gap(r.verdict)) {
       // A comparison that could not be made is an error of the gate unless the user relaxed it.
       (o.allow_incomplete ? skipped : errors)++;
@@ -267,7 +340,17 @@ std::string compare_junit(const std::vector<Comparison>& rows, const CompareOpti
     }
     cases += "    </testcase>\n";
   }
-  return junit_document("compare", rows.size(), failures, errors, skipped, cases);
+  std::size_t tests = rows.size();
+  if (compared_count(rows) == 0) {
+    // A CI that reads tests=0 as green would pass an empty gate: one failing case says why.
+    ++tests;
+    ++failures;
+    cases += fmt::format(
+        "    <testcase classname=\"colltune.compare\" name=\"anything compared\">\n      "
+        "<failure message=\"{}\"/>\n    </testcase>\n",
+        html_escape(nothing_compared_text(rows)));
+  }
+  return junit_document("compare", tests, failures, errors, skipped, cases);
 }
 
 std::string junit_document(const std::string& suite, std::size_t tests, int failures, int errors,

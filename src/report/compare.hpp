@@ -34,7 +34,9 @@ std::string comparison_series_key(const std::string& point_id, const std::string
                                   const std::string& dtype, const std::string& op, bool in_place,
                                   int root, std::uint64_t bytes, int nranks);
 
-enum class Verdict { kSlower, kFaster, kSame, kInconclusive, kMissing, kRankMismatch };
+// kSame: the 95% interval of the ratio stays within --max-slowdown; where it reaches past it the
+// row is kInconclusive. kWrong: a record of it found wrong results (a failure, like kSlower).
+enum class Verdict { kSlower, kFaster, kSame, kInconclusive, kMissing, kRankMismatch, kWrong };
 std::string_view name(Verdict v);
 // Missing, rank mismatch and inconclusive: the gate could not compare.
 bool is_gap(Verdict v);
@@ -57,8 +59,11 @@ struct Comparison {
 // Every (point, collective, dtype, op, in-place, root, size) on either side, one row each.
 std::vector<Comparison> compare(const Dataset& base, const Dataset& cand, const CompareOptions& o);
 
-// 0 nothing slower and every comparison made; 1 something slower; 3 nothing slower but some
-// comparisons could not be made (unless o.allow_incomplete).
+// Rows that were compared (slower, faster or same): the gate decided something on them.
+std::size_t compared_count(const std::vector<Comparison>& rows);
+
+// 0 nothing slower and every comparison made; 1 something slower or wrong; 3 nothing slower but
+// some comparisons could not be made (unless o.allow_incomplete), or none was made at all.
 int gate_exit_code(const std::vector<Comparison>& rows, const CompareOptions& o);
 
 std::string compare_markdown(const std::vector<Comparison>& rows, const Dataset& base,

@@ -10,18 +10,19 @@
 
 #include "core/errors.hpp"
 #include "core/nccl_tuned_format.hpp"
+#include "core/regular_file.hpp"
 #include "knobs/knob_scope.hpp"
+#include "store/json_text.hpp"
 #include "tuner_plugin/tuned_rules.hpp"
 
 namespace colltune {
 namespace {
 
 std::string read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(fmt::format("TUNED: '{}' cannot be read", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  std::string text, problem;
+  if (!read_regular_file(path, tuned_format::kMaxFileBytes, text, problem))
+    throw ConfigError(fmt::format("TUNED: '{}' {}", path, problem));
+  return text;
 }
 
 // The classic coll/tuned rules file: counts and rows of integers, '#' comments.
@@ -187,7 +188,7 @@ TunedFile read_tuned_file(const std::string& path, const std::string& plugin_pat
   const std::string text = read_all(path);
   std::size_t first = text.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && text[first] == '{') {
-    const auto doc = nlohmann::json::parse(text, nullptr, false);
+    const auto doc = parse_json_input(text, path);
     if (doc.is_discarded() || !doc.is_object() ||
         doc.value("format", nlohmann::json()) != tuned_format::kFormat ||
         doc.value("version", nlohmann::json()) != tuned_format::kVersion ||

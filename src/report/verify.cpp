@@ -14,19 +14,30 @@ namespace {
 struct SizeResult {
   std::string collective;
   std::uint64_t bytes = 0;
+  std::uint64_t wrong = 0;  // wrong elements in either point's records at this size
   LaunchTest test;
   double p_beyond = 1, p_slower = 1, p_faster = 1;  // adjusted
 };
 
 constexpr const char* kSlightlySlower = "slightly slower, not shown beyond 5%";
+constexpr const char* kWrongResults = "WRONG RESULTS";
+
+bool told(const std::string& verdict) { return verdict.rfind("could not tell", 0) != 0; }
 
 // Slower only where the data shows more than the smallest slowdown worth not deploying for (the
 // null is "at most 5% slower", not "equal"): launches here drift a few percent in regimes, and
 // testing against equality with the 5% on the point estimate called a file restating the
 // defaults slower in 3 of 80 verifies (docs/statistics.md).
 std::string verdict_of(const SizeResult& s) {
+  if (s.wrong > 0) return kWrongResults;
   if (s.test.method.empty()) return "could not tell (" + s.test.why_not + ")";
   if (s.p_beyond < kSignificanceLevel) return "slower";
+  // Not shown slower is not shown safe: where the interval reaches past 5% the data has not
+  // ruled a slowdown out ([0.005, 514] is no evidence either way).
+  if (!(s.test.ratio_high <= 1 + kVerifyMaxSlowdown)) {
+    return fmt::format("could not tell (the interval reaches {:.3f}, past {:.2f})",
+                       s.test.ratio_high, 1 + kVerifyMaxSlowdown);
+  }
   if (s.p_slower < kSignificanceLevel && s.test.ratio > 1) return kSlightlySlower;
   if (s.p_faster < kSignificanceLevel) return "faster";
   return "same";
@@ -67,8 +78,9 @@ VerifyOutcome verify_dataset(const Dataset& d, const TunedFile& f, int nranks) {
       const auto b = panel.cells.at(base).find(bytes);
       const auto t = panel.cells.at(tuned).find(bytes);
       if (b == panel.cells.at(base).end() || t == panel.cells.at(tuned).end()) continue;
-      sizes.push_back(
-          {panel.key.collective, bytes, test_launches(b->second.launches, t->second.launches)});
+      sizes.push_back({panel.key.collective, bytes,
+                       b->second.wrong.value_or(0) + t->second.wrong.value_or(0),
+                       test_launches(b->second.launches, t->second.launches)});
     }
   }
   std::vector<double> beyond, slower, faster;
@@ -85,7 +97,7 @@ VerifyOutcome verify_dataset(const Dataset& d, const TunedFile& f, int nranks) {
     sizes[i].p_slower = slower[i];
     sizes[i].p_faster = faster[i];
   }
-  int told = 0, slow_rows = 0;
+  int told_rows = 0, slow_rows = 0, untold_rows = 0;
   std::vector<std::string> not_to_deploy;
   for (const VerifiedRow* row : applicable(f, nranks)) {
     std::vector<const SizeResult*> in;
@@ -93,14 +105,15 @@ VerifyOutcome verify_dataset(const Dataset& d, const TunedFile& f, int nranks) {
       if (s.collective == row->collective && s.bytes >= row->min_bytes && s.bytes <= row->max_bytes)
         in.push_back(&s);
     }
-    int slow = 0, slight = 0, fast = 0, decided = 0;
+    int slow = 0, slight = 0, fast = 0, decided = 0, wrong = 0;
     std::string lines;
     for (const SizeResult* s : in) {
       const std::string v = verdict_of(*s);
       slow += v == "slower";
+      wrong += v == kWrongResults;
       slight += v == kSlightlySlower;
       fast += v == "faster";
-      decided += !s->test.method.empty();
+      decided += told(v);
       lines += s->test.method.empty()
                    ? fmt::format("    {} B: {}\n", s->bytes, v)
                    : fmt::format(
@@ -109,14 +122,19 @@ VerifyOutcome verify_dataset(const Dataset& d, const TunedFile& f, int nranks) {
                          s->bytes, s->test.ratio, s->test.ratio_low, s->test.ratio_high,
                          1 / s->test.ratio, s->test.base_launches, s->test.cand_launches, v);
     }
-    const std::string verdict = in.empty()     ? "could not tell (no size of it was measured)"
-                                : slow > 0     ? "SLOWER: do not deploy this row"
-                                : decided == 0 ? "could not tell"
-                                : slight > 0   ? "within 5%: slightly slower at some size"
-                                : fast > 0     ? "faster"
-                                               : "no measurable gain";
-    told += decided > 0 && !in.empty();
-    if (slow > 0) {
+    const std::string verdict = in.empty()  ? "could not tell (no size of it was measured)"
+                                : wrong > 0 ? "WRONG RESULTS: do not deploy this row"
+                                : slow > 0  ? "SLOWER: do not deploy this row"
+                                : decided < static_cast<int>(in.size())
+                                    ? "could not tell (a slowdown at some size is "
+                                      "not ruled out)"
+                                : slight > 0 ? "within 5%: slightly slower at some size"
+                                : fast > 0   ? "faster"
+                                             : "no measurable gain";
+    const bool row_told = !in.empty() && decided == static_cast<int>(in.size());
+    told_rows += row_told;
+    untold_rows += !row_told && slow == 0 && wrong == 0;
+    if (slow > 0 || wrong > 0) {
       ++slow_rows;
       not_to_deploy.push_back(row->what);
     }
@@ -127,11 +145,16 @@ VerifyOutcome verify_dataset(const Dataset& d, const TunedFile& f, int nranks) {
   }
   if (slow_rows > 0) {
     out.exit_code = kVerifySlower;
-    out.text += fmt::format("verify: slower at {} row(s); do not deploy: {}\n", slow_rows,
+    out.text += fmt::format("verify: slower or wrong at {} row(s); do not deploy: {}\n", slow_rows,
                             fmt::format("{}", fmt::join(not_to_deploy, "; ")));
-  } else if (told == 0) {
+  } else if (told_rows == 0 || untold_rows > 0) {
     out.exit_code = kVerifyCannotTell;
-    out.text += "verify: could not tell (too few launches decided; more --rounds may)\n";
+    out.text += untold_rows == 0
+                    ? "verify: could not tell: no row of the file was measured here\n"
+                    : fmt::format(
+                          "verify: could not tell at {} of {} row(s): a slowdown there is not "
+                          "ruled out (too few launches, or too noisy; more --rounds may)\n",
+                          untold_rows, told_rows + untold_rows);
   } else {
     out.exit_code = kVerifyNotSlower;
     out.text += "verify: nowhere shown slower by more than 5%\n";

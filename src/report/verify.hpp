@@ -24,8 +24,9 @@ struct VerifyOutcome {
 // sizes is shown slower by more than 5% (one-sided test of "at most 5% slower",
 // Benjamini-Hochberg over every size, level 0.05), "within 5%" where some size is significantly
 // but not shown more than 5% slower, faster where some are faster and none slower, "no
-// measurable gain" where none differs, "could not tell" where no size could be decided. Exit 1
-// when a row is slower, 3 when no row could be told.
+// measurable gain" where none differs, "could not tell" where some size's 95% interval reaches
+// past 5% slower or could not be tested, "WRONG RESULTS" where either point found wrong results.
+// Exit 1 when a row is slower or wrong, 3 when some row could not be told (or none applies).
 VerifyOutcome verify_dataset(const Dataset& d, const TunedFile& f, int nranks);
 
 }  // namespace colltune

@@ -361,6 +361,14 @@ ReportView make_report_view(const Dataset& d) {
       detail += (detail.empty() ? "" : ": ") + *reason;
     failed[{l.status, detail}].emplace_back(label_of(d, l.point_id), l.round);
   }
+  // Wrong results are a failure of the measurement, however fast it was: listed with the
+  // launches that failed, one row per collective and size.
+  for (const Record& r : d.records) {
+    if (r.wrong.value_or(0) == 0) continue;
+    failed[{"wrong results", fmt::format("{} {} {} {}: {} wrong elements", r.collective, r.dtype,
+                                         r.op, format_bytes(r.bytes), *r.wrong)}]
+        .emplace_back(label_of(d, r.point_id), r.round);
+  }
   view.failures = failure_rows(failed);
   auto warnings = d.warnings;
   for (auto& w : straggler_warnings(d)) warnings.push_back(std::move(w));

@@ -8,6 +8,7 @@
 
 #include "core/errors.hpp"
 #include "core/race.hpp"
+#include "store/json_text.hpp"
 #include "store/record.hpp"
 
 namespace colltune {
@@ -47,7 +48,7 @@ RaceAfter parse_race_after(const std::string& text, const std::string& path,
   for (int number = 1; std::getline(lines, line); ++number) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     const std::string where = fmt::format("--race-after: {} line {}", path, number);
-    const auto j = nlohmann::json::parse(line, nullptr, false);
+    const auto j = parse_json_input(line, where);
     if (j.is_discarded()) {
       throw ConfigError(
           fmt::format("{}: not JSON; allowed: the --json records of a colltune "

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "core/errors.hpp"
+#include "core/json_depth.hpp"
+
 namespace colltune {
 namespace {
 
@@ -92,6 +95,19 @@ std::string dump_json_text(const nlohmann::json& j, int indent) { return escaped
 
 std::string dump_json_text(const nlohmann::ordered_json& j, int indent) {
   return escaped(j).dump(indent);
+}
+
+nlohmann::json parse_json_lenient(std::string_view text) {
+  if (!json_depth_within(text)) return nlohmann::json(nlohmann::json::value_t::discarded);
+  return nlohmann::json::parse(text, nullptr, false);
+}
+
+nlohmann::json parse_json_input(std::string_view text, const std::string& where) {
+  if (!json_depth_within(text)) {
+    throw ConfigError(fmt::format("{}: JSON nests deeper than {} levels; allowed: at most {}",
+                                  where, kMaxJsonDepth, kMaxJsonDepth));
+  }
+  return nlohmann::json::parse(text, nullptr, false);
 }
 
 }  // namespace colltune

@@ -19,4 +19,12 @@ std::string unescape_bytes(std::string_view text);  // the inverse of escape_byt
 std::string dump_json_text(const nlohmann::json& j, int indent = -1);
 std::string dump_json_text(const nlohmann::ordered_json& j, int indent = -1);
 
+// JSON text from outside: its value, or a discarded value where the text is not JSON or nests
+// deeper than kMaxJsonDepth (the parser and the value's copies recurse per level). Never throws.
+nlohmann::json parse_json_lenient(std::string_view text);
+
+// The same, but text nesting too deep throws ConfigError "<where>: JSON nests deeper than ..."
+// so that the reader's "not JSON" does not misname it. Malformed text: a discarded value.
+nlohmann::json parse_json_input(std::string_view text, const std::string& where);
+
 }  // namespace colltune

@@ -11,7 +11,9 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/environment.hpp"
 #include "core/errors.hpp"
+#include "core/regular_file.hpp"
 
 namespace colltune {
 
@@ -145,7 +147,9 @@ Manifest manifest_from_json(const nlohmann::json& j, const std::string& path) {
     if (!settings.is_object()) f.fail(where + "settings", settings, "an object of strings");
     for (const auto& [key, value] : settings.items()) {
       if (!value.is_string()) f.fail(where + "settings." + key, value, "a string");
-      p.settings[key] = value.get<std::string>();
+      // A hand-written manifest's secret stays out of every report: redacted as it is read.
+      const std::string text = value.get<std::string>();
+      p.settings[key] = is_secret_variable(key) && !is_redacted(text) ? kRedacted : text;
     }
     const auto& baseline = f.at(points[i], where, "baseline");
     if (!baseline.is_boolean()) f.fail(where + "baseline", baseline, "true or false");
@@ -168,7 +172,7 @@ Manifest manifest_from_json(const nlohmann::json& j, const std::string& path) {
     e.started_utc = f.text(l, where, "started_utc");
     e.pid = static_cast<long>(f.integer(l, where, "pid"));
     if (l.contains("pid_start_ticks")) e.pid_start_ticks = f.integer(l, where, "pid_start_ticks");
-    e.argv = f.strings(l, where, "argv");
+    e.argv = redact_words(f.strings(l, where, "argv"));
     e.tail = f.strings(l, where, "tail");
     e.warnings = f.strings(l, where, "warnings", true);
     e.together = f.strings(l, where, "together", true);
@@ -192,16 +196,10 @@ std::string launch_log_path(const std::string& point_id, int round) {
 }
 
 std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ConfigError(fmt::format("{}: cannot be read: {}", path, std::strerror(errno)));
-  // A directory opens as a stream and reads as empty: say what it is instead.
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    throw ConfigError(fmt::format("{}: is a directory; allowed: a file", path));
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  std::string text, problem;
+  if (!read_regular_file(path, kMaxInputFileBytes, text, problem))
+    throw ConfigError(fmt::format("{}: {}", path, problem));
+  return text;
 }
 
 }  // namespace colltune

@@ -15,6 +15,9 @@
 namespace colltune {
 namespace {
 
+// More ranks than any machine runs: a number past it in a log is a typo or an attack.
+constexpr int kMaxRanks = 1 << 24;
+
 struct Benchmark {
   CollKind kind;
   bool bandwidth = false;  // MB/s (10^6 bytes), else latency in us
@@ -104,8 +107,15 @@ Dataset load_osu_text(const std::string& path, const std::string& text, const Lo
     }
     if (line[0] == '#') {
       if (std::regex_search(line, m, kPairs)) {
-        pairs = std::stoi(m[1]);
-        window = std::stoi(m[2]);
+        const auto p = text_log_number<int>(m[1]), win = text_log_number<int>(m[2]);
+        if (!p || !win || *p < 1 || *p > kMaxRanks / 2 || *win < 1) {
+          throw ConfigError(fmt::format(
+              "{}: pairs {} and window size {}: not allowed; allowed: pairs from 1 to {} and a "
+              "window of 1 or more",
+              where, std::string(m[1]), std::string(m[2]), kMaxRanks / 2));
+        }
+        pairs = *p;
+        window = *win;
       } else if (line.starts_with("# Datatype: ")) {
         dtype = dtype_of(w.size() > 2 ? w[2] : "");
       } else if (line.starts_with("# Size") || line.starts_with("# Avg Latency")) {
@@ -159,7 +169,15 @@ Dataset load_osu_text(const std::string& path, const std::string& text, const Lo
     static const std::regex kRanks(R"((^|[^a-z])np[-_=]?([0-9]+))");
     std::smatch m;
     const std::string file = std::filesystem::path(path).filename().string();
-    if (std::regex_search(file, m, kRanks)) nranks = std::stoi(m[2]);
+    if (std::regex_search(file, m, kRanks)) {
+      const auto n = text_log_number<int>(m[2]);
+      if (!n || *n < 1 || *n > kMaxRanks) {
+        throw ConfigError(
+            fmt::format("{}: file name: np{} is not allowed; allowed: a rank count from 1 to {}",
+                        path, std::string(m[2]), kMaxRanks));
+      }
+      nranks = *n;
+    }
     if (nranks < 1) {
       throw ConfigError(fmt::format(
           "{}:{}: OSU's output does not say how many ranks ran the {}; allowed: a file name "

@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/bandwidth.hpp"
+#include "core/environment.hpp"
 #include "core/errors.hpp"
 #include "core/exchange.hpp"
 
@@ -198,6 +200,34 @@ nlohmann::json make_record(const Measurement& m, const RunContext& context) {
   j["rank_reduction"] = name(m.rank_reduction);
   j["context"] = to_json(context);
   return j;
+}
+
+nlohmann::json redacted_context(nlohmann::json context) {
+  std::vector<nlohmann::json*> pending{&context};  // a worklist: the depth is the file's
+  while (!pending.empty()) {
+    nlohmann::json* node = pending.back();
+    pending.pop_back();
+    if (node->is_array()) {
+      for (auto& item : *node) pending.push_back(&item);
+    } else if (node->is_object()) {
+      for (auto& [key, value] : node->items()) {
+        const bool variable_like = !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
+          return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+        });
+        if (variable_like && is_secret_variable(key) && !value.is_structured() &&
+            !(value.is_string() && is_redacted(value.get<std::string>()))) {
+          value = kRedacted;
+        } else {
+          pending.push_back(&value);
+        }
+      }
+    } else if (node->is_string()) {
+      // "NAME=value" words (launcher argv, knob lists) carry secrets too.
+      const auto words = redact_words({node->get<std::string>()});
+      if (words.front() != node->get<std::string>()) *node = words.front();
+    }
+  }
+  return context;
 }
 
 Record record_from_json(const nlohmann::json& j, const std::string& where) {

@@ -58,6 +58,11 @@ struct Record {
   int race_turn = 0;                                    // after which turn
 };
 
+// A context as read from a file someone may have written by hand: the value of every key named
+// like an environment variable (upper case, digits, '_') with a secret word in it (KEY, TOKEN,
+// ...), at any depth, becomes "<redacted>", so no report, history or compare can print it.
+nlohmann::json redacted_context(nlohmann::json context);
+
 // Reads one JSONL record and range-checks it (check_record). Throws ConfigError
 // "<where>: <field>: <value> is not allowed; allowed: ..." naming the first bad field.
 Record record_from_json(const nlohmann::json& j, const std::string& where);

@@ -7,6 +7,8 @@
 #include <fstream>
 
 #include "core/errors.hpp"
+#include "core/regular_file.hpp"
+#include "store/json_text.hpp"
 #include "store/manifest.hpp"
 #include "store/nccl_tests_import.hpp"
 #include "store/nccl_tests_text.hpp"
@@ -22,6 +24,9 @@ namespace fs = std::filesystem;
 // o.skip_bad_records is left out and named in d.left_out.
 void read_jsonl(const std::string& path, const std::string& point_id, int round,
                 const LoadOptions& o, Dataset& d) {
+  // A FIFO would block the read for ever: only a regular file is a launch's records.
+  if (const std::string problem = not_regular_file(path); !problem.empty())
+    throw ConfigError(fmt::format("{}: {}", path, problem));
   std::ifstream in(path);
   if (!in) throw ConfigError(fmt::format("{}: cannot be read", path));
   std::map<std::string, int> seen;  // the identity of each record -> its line
@@ -32,7 +37,7 @@ void read_jsonl(const std::string& path, const std::string& point_id, int round,
     if (line.empty()) continue;
     const std::string where = fmt::format("{}:{}", path, number);
     try {
-      const auto j = nlohmann::json::parse(line, nullptr, false);
+      const auto j = parse_json_input(line, where);
       if (j.is_discarded())
         throw ConfigError(fmt::format("{}: not JSON (a torn or truncated record?)", where));
       Record r = record_from_json(j, where);
@@ -48,7 +53,7 @@ void read_jsonl(const std::string& path, const std::string& point_id, int round,
       }
       r.point_id = point_id;
       r.round = round;
-      if (d.contexts.count(point_id) == 0) d.contexts[point_id] = j.at("context");
+      if (d.contexts.count(point_id) == 0) d.contexts[point_id] = redacted_context(j.at("context"));
       d.records.push_back(std::move(r));
     } catch (const ConfigError& e) {
       if (!o.skip_bad_records) throw;
@@ -63,7 +68,7 @@ Dataset load_store(const std::string& dir, const LoadOptions& o) {
   d.source = dir;
   d.kind = "sweep";
   const std::string manifest_path = dir + "/manifest.json";
-  const auto j = nlohmann::json::parse(read_file(manifest_path), nullptr, false);
+  const auto j = parse_json_input(read_file(manifest_path), manifest_path);
   if (j.is_discarded()) throw ConfigError(fmt::format("{}: not JSON (truncated?)", manifest_path));
   const Manifest m = manifest_from_json(j, manifest_path);
   d.name = m.name;
@@ -85,7 +90,7 @@ Dataset load_store(const std::string& dir, const LoadOptions& o) {
     }
   }
   if (fs::exists(dir + "/ceilings.json")) {
-    const auto c = nlohmann::json::parse(read_file(dir + "/ceilings.json"), nullptr, false);
+    const auto c = parse_json_input(read_file(dir + "/ceilings.json"), dir + "/ceilings.json");
     if (c.is_discarded())
       throw ConfigError(fmt::format("{}/ceilings.json: not JSON (truncated?)", dir));
     for (const auto& ceiling : c.value("ceilings", nlohmann::json::array())) {
@@ -166,7 +171,7 @@ Dataset load_dataset(const std::string& path, const LoadOptions& o) {
   const std::size_t first = text.find_first_not_of(" \t\r\n");
   // nccl-tests writes one JSON document; colltune run one record per line.
   if (first != std::string::npos && text[first] == '{') {
-    const auto whole = nlohmann::json::parse(text, nullptr, false);
+    const auto whole = parse_json_input(text, path);
     if (!whole.is_discarded() && whole.contains("results") && whole.contains("args")) {
       return load_nccl_tests(path, whole, o);
     }

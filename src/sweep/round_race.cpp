@@ -13,6 +13,7 @@
 #include "core/race.hpp"
 #include "core/stats.hpp"
 #include "knobs/knobs.hpp"
+#include "store/json_text.hpp"
 #include "store/record.hpp"
 
 namespace colltune {
@@ -34,7 +35,7 @@ LogMedians read_medians(const Manifest& manifest, const std::string& store, int 
     std::string line;
     while (std::getline(in, line)) {
       if (line.empty()) continue;
-      const auto j = nlohmann::json::parse(line, nullptr, false);
+      const auto j = parse_json_lenient(line);
       if (j.is_discarded()) continue;  // the report names a torn line; a race just skips it
       Record r;
       try {

@@ -12,6 +12,7 @@
 #include "core/placement_check.hpp"
 #include "core/timestamp.hpp"
 #include "store/atomic_file.hpp"
+#include "store/json_text.hpp"
 #include "store/record.hpp"
 #include "sweep/groups.hpp"
 #include "sweep/supervisor.hpp"
@@ -59,7 +60,7 @@ RecordsDigest digest_records(const std::string& path) {
       d.damage = fmt::format("line {} is cut off (no newline)", number);
       return d;
     }
-    const auto j = nlohmann::json::parse(text.substr(start, end - start), nullptr, false);
+    const auto j = parse_json_lenient(std::string_view(text).substr(start, end - start));
     try {
       if (j.is_discarded()) throw ConfigError("not JSON");
       record_from_json(j, fmt::format("line {}", number));
@@ -76,8 +77,8 @@ RecordsDigest digest_records(const std::string& path) {
 
 Manifest resumed_manifest(const SweepPlan& plan, const std::string& manifest_path,
                           std::vector<std::string>& damaged) {
-  Manifest m = manifest_from_json(nlohmann::json::parse(read_file(manifest_path), nullptr, false),
-                                  manifest_path);
+  Manifest m =
+      manifest_from_json(parse_json_input(read_file(manifest_path), manifest_path), manifest_path);
   std::vector<std::string> ids;
   for (const Point& p : plan.points) ids.push_back(p.id);
   std::vector<std::string> stored;
@@ -134,7 +135,7 @@ std::vector<std::string> launch_warnings(const Point& point, const std::string& 
   std::ifstream in(records);
   std::string line;
   if (!std::getline(in, line)) return {};
-  const auto record = nlohmann::json::parse(line, nullptr, false);
+  const auto record = parse_json_lenient(line);
   if (record.is_discarded() || !record.contains("context")) return {};
   const auto& context = record["context"];
   std::vector<std::string> out = context.value("warnings", std::vector<std::string>{});
@@ -161,7 +162,7 @@ std::vector<bool> split_group_records(const SweepSpec& spec,
   int number = 0;
   for (std::string line; std::getline(in, line);) {
     ++number;
-    const auto record = nlohmann::json::parse(line, nullptr, false);
+    const auto record = parse_json_lenient(line);
     int member = 0;
     try {
       if (record.is_discarded()) throw ConfigError("not JSON");

@@ -6,13 +6,12 @@
 
 #include <atomic>
 #include <cstdlib>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "core/nccl_tuned_format.hpp"
+#include "core/regular_file.hpp"
 #include "tuner_plugin/nccl_tuner_abi.h"
 #include "tuner_plugin/tuned_rules.hpp"
 
@@ -56,14 +55,13 @@ void load(Context& c, std::size_t nranks, std::size_t nnodes) {
   if (path == nullptr || *path == '\0') {
     problem = "COLLTUNE_TUNER_FILE is not set (a file from colltune tune --emit nccl-plugin)";
   } else {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (!in) {
-      problem = std::string(path) + ": cannot be read";
+    // Non-blocking, regular files only, capped: a FIFO or /dev/zero must not stall NCCL's init.
+    std::string text;
+    if (!read_regular_file(path, tuned_format::kMaxFileBytes, text, problem)) {
+      problem = std::string(path) + ": " + problem;
     } else {
       try {
-        all = parse_tuned_file(text.str());
+        all = parse_tuned_file(text);
       } catch (const std::exception& e) {
         problem = std::string(path) + ": " + e.what();
       }

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "core/json_depth.hpp"
 #include "core/nccl_tuned_format.hpp"
 
 namespace colltune {
@@ -52,8 +53,32 @@ int name_field(const json& row, int line, const char* field,
 }  // namespace
 
 std::vector<TunedRow> parse_tuned_file(std::string_view text) {
-  const json doc = json::parse(text, nullptr, false);
+  // Too deep a nesting would overflow the stack of NCCL's process (the parser recurses per
+  // level): refused before parsing.
+  if (!json_depth_within(text)) {
+    bad(0, "file", "nests deeper than " + std::to_string(kMaxJsonDepth) + " levels",
+        "a colltune tuned file (JSON)");
+  }
+  // A key given twice in one object: the JSON library keeps the last silently, so the file
+  // would mean something other than what its first reading shows.
+  std::vector<std::vector<std::string>> keys;  // per open object
+  std::string duplicate;
+  const json::parser_callback_t track = [&](int, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::object_start) keys.emplace_back();
+    if (event == json::parse_event_t::object_end && !keys.empty()) keys.pop_back();
+    if (event == json::parse_event_t::key && !keys.empty()) {
+      const std::string key = parsed.get<std::string>();
+      auto& seen = keys.back();
+      if (duplicate.empty() && std::find(seen.begin(), seen.end(), key) != seen.end())
+        duplicate = key;
+      seen.push_back(key);
+    }
+    return true;
+  };
+  const json doc = json::parse(text, track, false);
   if (doc.is_discarded()) bad(0, "file", "not JSON", "a colltune tuned file (JSON)");
+  if (!duplicate.empty())
+    bad(0, "key", "'" + duplicate + "' given twice in one object", "each key once");
   if (!doc.is_object() || doc.value("format", json()) != tf::kFormat) {
     bad(0, "format",
         doc.is_object() ? doc.value("format", json()).dump() : doc.dump().substr(0, 40),

@@ -5,7 +5,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "mpi"))
 from harness import mpi_env, read_jsonl  # noqa: E402
@@ -21,7 +20,6 @@ def real_run(colltune, path, extra_env=None):
     if proc.returncode != 0:
         print(proc.stdout, proc.stderr, file=sys.stderr)
         sys.exit(f"colltune run failed ({proc.returncode})")
-    time.sleep(1.1)  # start times are kept to the second: one run per second
     return read_jsonl(path)
 
 

@@ -11,8 +11,16 @@ from report_harness import check
 args = h.parse_args()
 root = h.fixtures()
 
+# A store against itself: three launches a side leave some 95% intervals past 5% (the fixtures'
+# launch noise is up to 4%), so "same" is not shown there: inconclusive, exit 3, never a pass.
 code, out, _ = h.colltune(args, "compare", "base", "base", cwd=root)
-check(code == 0 and "**0 slower**" in out, f"a store against itself: exit {code}")
+check(code == 3 and "**0 slower**" in out and "a slowdown beyond 5% is not ruled out" in out,
+      f"a store against itself at 5%: exit {code}")
+# At a tolerance its intervals stay within, every row is "same" and the gate passes.
+code, out, _ = h.colltune(args, "compare", "base", "base", "--max-slowdown", "15%", cwd=root)
+check(code == 0 and "**0 not compared**" in out, f"a store against itself at 15%: exit {code}")
+# Every row is printed with its ratio and interval, "same" ones too.
+check(out.count("| same |") == 40 and "| 1.000 | 0.9" in out, f"same rows not printed: {out[:900]}")
 code, out, _ = h.colltune(args, "compare", "base", "slower", "--junit", "j.xml", cwd=root)
 check(code == 1, f"against the slower store: exit {code}")
 check("| slower |" in out and "allreduce\\_algorithm=4" in out and "| 1M |" in out,
@@ -27,18 +35,27 @@ check(code == 0, f"--max-slowdown 40%: exit {code}")
 code, out, _ = h.colltune(args, "compare", "nccl-tests.json", "nccl-tests.json", cwd=root)
 check(code == 3 and "| inconclusive |" in out and "one launch on a side" in out,
       f"nccl-tests self-compare: {code} {out[-500:]}")
+# --allow-incomplete forgives some gaps, never a gate where every comparison is one.
 code, out, _ = h.colltune(args, "compare", "nccl-tests.json", "nccl-tests.json",
                           "--allow-incomplete", cwd=root)
-check(code == 0 and "allowed by --allow-incomplete" in out, f"--allow-incomplete: {code}")
+check(code == 3 and "nothing was compared" in out, f"--allow-incomplete, all gaps: {code}")
+# A noise floor of 5% on one launch a side spans +/-13.5% (1.96 x 5% x sqrt 2): it cannot see
+# a 5% slowdown, and says so; it can see 20%.
 code, out, _ = h.colltune(args, "compare", "nccl-tests.json", "nccl-tests.json",
                           "--noise-floor", "5%", cwd=root)
-check(code == 0 and "**0 not compared**" in out, f"--noise-floor 5%: {code} {out[:600]}")
+check(code == 3 and "is too wide to see a 5% slowdown" in out and "+/-14%" in out,
+      f"--noise-floor 5% at 5%: {code} {out[-900:]}")
+code, out, _ = h.colltune(args, "compare", "nccl-tests.json", "nccl-tests.json",
+                          "--noise-floor", "5%", "--max-slowdown", "20%", cwd=root)
+check(code == 0 and "**0 not compared**" in out, f"--noise-floor 5% at 20%: {code} {out[:600]}")
 # A candidate with nothing in common with the baseline fails closed.
 code, out, _ = h.colltune(args, "compare", "base", "nccl", "--junit", "missing.xml", cwd=root)
 check(code == 3 and "**0 slower**" in out and "missing" in out, f"disjoint stores: exit {code}")
 junit = open(os.path.join(root, "missing.xml")).read()
-check('failures="0"' in junit and 'errors="0"' not in junit and "<error message=\"missing" in junit,
-      "JUnit does not mark the missing comparisons as errors")
+# Nothing compared: one failing case says so (a CI reading tests=0 as green would pass it).
+check('failures="1"' in junit and 'errors="0"' not in junit and "<error message=\"missing" in junit
+      and 'name="anything compared"' in junit and "nothing was compared" in junit,
+      "JUnit does not mark the missing comparisons as errors and the empty gate as a failure")
 
 bad = [
     (["report", "torn"], "round-2.jsonl:8: not JSON (a torn or truncated record?)"),

@@ -64,12 +64,13 @@ check("NCCL_LA_TOKEN=<redacted>" in dry, f"--dry-run does not show the redaction
 code, _, stderr = colltune("report", store)
 check(code == 0, f"report: exit {code}: {stderr[-500:]}")
 
-# The gate on a store against itself: every ratio is 1 and each side has 2 launches, so nothing
-# is slower and every comparison is made (compare --help: 0 nothing slower).
+# The gate on a store against itself: every ratio is 1, so nothing is slower; with 2 launches a
+# side on this machine some intervals reach past 5% (inconclusive, exit 3), so 0 or 3.
 junit = os.path.join(work, "J.xml")
 code, stdout, stderr = colltune("compare", store, store, "--junit", junit)
-check(code == 0, f"compare of a store with itself: exit {code} (0 expected: nothing slower, "
-                 f"every comparison made): {stdout[-800:]} {stderr[-400:]}")
+check(code in (0, 3) and "**0 slower**" in stdout,
+      f"compare of a store with itself: exit {code} (0 or 3 expected: nothing slower): "
+      f"{stdout[-800:]} {stderr[-400:]}")
 check(os.path.isfile(junit), "compare --junit wrote no file")
 
 tuned = {}

@@ -3,7 +3,8 @@ assumed: Open MPI 4.1's allreduce algorithm 3 (recursive doubling) took 1.4-1.6x
 time at 1-4 MiB on 4 ranks here (colltune run --interleave of every algorithm, 2026-12-03), so a
 rules file forcing it from 1 MiB must be exit 1 naming that rule; the same file's rule below
 1 MiB (algorithm 0, Open MPI's own choice) and a file that only restates the defaults must not be
-slower (exit 0); a sweep's own rules file, tuned and then verified in fresh launches, exit 0. Bad
+slower (exit 0, or 3 where the launches leave a slowdown not ruled out); a sweep's own rules file,
+tuned and then verified in fresh launches, is read and judged. Bad
 input is exit 2 naming what is wrong."""
 import os
 import subprocess
@@ -32,8 +33,12 @@ def write(name, text):
 
 # Restating the defaults: rule 0 everywhere on 2 ranks.
 defaults = write("defaults.rules", "1 # collectives\n2 # allreduce\n1\n2 # comm size\n1\n0 0 0 0\n")
+# Never slower; where 3 noisy launches a side leave a size's interval past 5% it says it could not
+# tell (exit 3), never "nowhere shown slower".
 code, out, err = colltune("verify", defaults, "--rounds", "3", "--results", results)
-check(code == 0 and "verify: nowhere shown slower by more than 5%" in out,
+check((code == 0 and "verify: nowhere shown slower by more than 5%" in out)
+      or (code == 3 and "verify: could not tell at 1 of 1 row(s)" in out
+          and "could not tell (the interval reaches" in out),
       f"a file restating the defaults: exit {code}: {out[-1200:]} {err[-600:]}")
 
 # Algorithm 3 from 1 MiB on 4 ranks: slower there (1.4-3x), named; below it Open MPI's own
@@ -73,9 +78,10 @@ if stores:
     code, rules, err = colltune("tune", os.path.join(results, stores[0]), "--emit", "ompi-rules")
     check(code == 0, f"tune --emit ompi-rules: exit {code}: {err[-600:]}")
     tuned = write("tuned.rules", rules)
-    # Read, every size judged; exit 0 or 1 (the dynamic-rules path's own cost, as below).
+    # Read, every size judged; exit 0 or 1 (the dynamic-rules path's own cost, as below), or 3
+    # where 2 launches a side leave a size undecided.
     code, out, err = colltune("verify", tuned, "--rounds", "2", "--results", results)
-    check(code in (0, 1) and "tuned.rules:" in out and "2 and 2 launches" in out,
+    check(code in (0, 1, 3) and "tuned.rules:" in out and "2 and 2 launches" in out,
           f"the sweep's own rules file in fresh launches: exit {code}: {out[-1500:]} {err[-600:]}")
 
 # An env file restating a default (dynamic rules off, as Open MPI starts) is read and held against
@@ -84,7 +90,7 @@ if stores:
 # "slower" is a true answer there; the verdicts themselves are held to the rules files above.
 env_file = write("defaults.env", "# from tune --emit env\nOMPI_MCA_coll_tuned_use_dynamic_rules='0'\n")
 code, out, err = colltune("verify", env_file, "--np", "2", "--rounds", "2", "--results", results)
-check(code in (0, 1) and "\nallreduce 0 B and up (" in "\n" + out,
+check(code in (0, 1, 3) and "\nallreduce 0 B and up (" in "\n" + out,
       f"an env file restating a default: exit {code}: {out[-800:]} {err[-400:]}")
 
 # Bad input: exit 2 with the reason, before any launch.

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <limits>
@@ -64,6 +65,41 @@ int root_of(const nlohmann::json& row) {
   return root;
 }
 
+// More ranks than any machine runs: a count past it in a file is corrupt or hostile.
+constexpr long long kMaxImportedRanks = 1 << 24;
+
+// A size or count: a whole number below 2^63 (a double beyond it would convert undefined).
+std::uint64_t size_field(const nlohmann::json& row, const char* key, const std::string& where) {
+  const auto& v = row.at(key);
+  if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<long long>() >= 0)) {
+    throw ConfigError(fmt::format("{}: {}: {} is not allowed; allowed: a whole number of 0 or "
+                                  "more, below 2^63",
+                                  where, key, v.dump().substr(0, 40)));
+  }
+  const std::uint64_t value = v.get<std::uint64_t>();
+  if (value >= (std::uint64_t{1} << 63)) {
+    throw ConfigError(fmt::format("{}: {}: {} is not allowed; allowed: below 2^63", where, key,
+                                  value));
+  }
+  return value;
+}
+
+// nccl-tests' own verdict over the whole run: out_of_bounds {count, okay} ("okay" a boolean or,
+// in some versions, the string "false"). The count of failed checks where it failed (at least
+// 1), else 0.
+std::uint64_t out_of_bounds_failures(const nlohmann::json& j) {
+  const auto it = j.find("out_of_bounds");
+  if (it == j.end() || !it->is_object()) return 0;
+  const auto okay = it->find("okay");
+  const bool failed = okay != it->end() && ((okay->is_boolean() && !okay->get<bool>()) ||
+                                            (okay->is_string() && *okay == "false"));
+  if (!failed) return 0;
+  const auto count = it->find("count");
+  return count != it->end() && count->is_number_unsigned() && count->get<std::uint64_t>() > 0
+             ? count->get<std::uint64_t>()
+             : 1;
+}
+
 }  // namespace
 
 std::optional<std::string> collective_of_binary(const std::string& program) {
@@ -111,8 +147,16 @@ Dataset load_nccl_tests(const std::string& path, const nlohmann::json& j, const 
           "with its config section (the rank count is processes x threads x GPUs)",
           path));
     }
-    // One device entry per process, each process driving threads x GPUs ranks.
-    const int nranks = static_cast<int>(devices.size()) * threads * gpus;
+    // One device entry per process, each process driving threads x GPUs ranks; computed wide,
+    // so that a file's 65536 x 65536 threads and GPUs is refused, not wrapped to a small count.
+    const long long wide_ranks = static_cast<long long>(devices.size()) * threads * gpus;
+    if (wide_ranks > kMaxImportedRanks) {
+      throw ConfigError(fmt::format(
+          "{}: config: {} processes x nthreads {} x ngpus {} is not allowed; allowed: at most {} "
+          "ranks",
+          path, devices.size(), threads, gpus, kMaxImportedRanks));
+    }
+    const int nranks = static_cast<int>(wide_ranks);
     std::vector<std::string> hosts;
     std::map<std::string, int> per_host;
     for (const auto& dev : devices) {
@@ -138,6 +182,8 @@ Dataset load_nccl_tests(const std::string& path, const nlohmann::json& j, const 
                                 {"command_line", j.at("args")},
                                 {"environment", allowed_environment(env_entries.data())},
                                 {"timing", "batch"}};
+    field = "out_of_bounds";
+    const std::uint64_t failed_checks = out_of_bounds_failures(j);
     field = "results";
     const auto& results = j.at("results");
     if (!results.is_array()) throw nlohmann::json::type_error::create(302, "not a list", &results);
@@ -155,8 +201,8 @@ Dataset load_nccl_tests(const std::string& path, const nlohmann::json& j, const 
         r.op = row.at("redop").get<std::string>();
         r.root = root_of(row);
         r.in_place = half == "in_place";
-        r.bytes = row.at("size").get<std::uint64_t>();
-        r.count = row.at("count").get<std::uint64_t>();
+        r.bytes = size_field(row, "size", where);
+        r.count = size_field(row, "count", where);
         r.nranks = nranks;
         r.backend = "nccl";
         r.timing = "batch";
@@ -173,7 +219,9 @@ Dataset load_nccl_tests(const std::string& path, const nlohmann::json& j, const 
         }
         const auto& wrong = body.value("nwrong", nlohmann::json());
         if (wrong.is_number() && number(wrong) >= 0)
-          r.wrong = static_cast<std::uint64_t>(number(wrong));
+          r.wrong = static_cast<std::uint64_t>(std::min(number(wrong), 9.2e18));
+        // The file's own verdict, where its rows count none: a failed check is a failure.
+        if (failed_checks > 0 && r.wrong.value_or(0) == 0) r.wrong = failed_checks;
         const double algbw = number(body.value("alg_bw", nlohmann::json()));
         r.algbw_bytes =
             algbw > 0 && time_us > 0 ? algbw * 1e9 * time_us * 1e-6 : static_cast<double>(r.bytes);

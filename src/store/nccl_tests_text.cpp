@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -39,6 +40,8 @@ struct Section {
   std::vector<std::string> buses;
   std::vector<Row> rows;
   bool footer = false;
+  std::uint64_t failed_checks = 0;  // "# Out of bounds values : N FAILED"
+  int rows_after_footer = 0;        // table-like lines past the footer, ignored with a warning
 };
 
 Row parse_row(const std::vector<std::string>& w, int line, const std::string& where) {
@@ -81,44 +84,101 @@ Row parse_row(const std::vector<std::string>& w, int line, const std::string& wh
   return r;
 }
 
-// The collective of a table that does not name it: its redop, root and bus factor.
-std::optional<std::string> infer(const Section& s, const std::string& path, int nranks) {
-  const std::string file = std::filesystem::path(path).filename().string();
-  for (const char* binary : {"all_reduce", "all_gather", "alltoall", "broadcast", "reduce_scatter",
-                             "reduce", "sendrecv"}) {
-    if (file.find(binary) != std::string::npos)
-      return collective_of_binary(binary + std::string("_perf"));
-  }
-  const Row* row = nullptr;
+// A row's busbw/algbw: the bus factor nccl-tests applied, the log's own evidence of its
+// collective. nullopt without a row that has both.
+std::optional<double> bus_ratio(const Section& s) {
   for (const auto& r : s.rows)
-    if (r.algbw[0] > 0 && r.busbw[0] > 0) row = &r;
-  if (row == nullptr) return std::nullopt;
-  const double ratio = row->busbw[0] / row->algbw[0];
+    if (r.algbw[0] > 0 && r.busbw[0] > 0) return r.busbw[0] / r.algbw[0];
+  return std::nullopt;
+}
+
+// The collectives whose bus factor on `nranks` is `ratio` (nccl-tests prints two decimals).
+std::vector<std::string> ratio_fits(double ratio, int nranks) {
   const double n = nranks;
-  const auto near = [&](double factor) {
-    return std::abs(ratio - factor) <= 0.02 * factor + 0.011;
-  };
-  const bool op = !row->redop.empty() && row->redop != "none";
-  const bool rooted = row->root >= 0;
-  std::vector<std::string> fits;
-  if (op && !rooted && near(2 * (n - 1) / n)) fits.push_back("allreduce");
-  if (op && !rooted && near((n - 1) / n)) fits.push_back("reduce_scatter");
-  if (op && !rooted && near(1)) fits.push_back("sendrecv");
-  if (op && rooted && near(1)) fits.push_back("reduce");
-  if (!op && rooted && near(1)) fits.push_back("broadcast");
-  if (!op && !rooted && near((n - 1) / n)) {
-    fits.push_back("allgather");
-    fits.push_back("alltoall");
+  const auto near = [&](double factor) { return std::abs(ratio - factor) <= 0.02 * factor + 0.011; };
+  std::vector<std::string> out;
+  if (near(2 * (n - 1) / n)) out.push_back("allreduce");
+  if (near((n - 1) / n)) out.insert(out.end(), {"allgather", "reduce_scatter", "alltoall"});
+  if (near(1)) out.insert(out.end(), {"broadcast", "reduce", "sendrecv"});
+  return out;
+}
+
+// The collective a file name names: "all_reduce_perf.log", "allreduce-8xA100.txt". Underscores
+// and dashes are dropped and the longer names tried first, so "allreduce" is never read as
+// "reduce" (two of three public all_reduce_perf logs were).
+std::optional<std::string> named_by_file(const std::string& path) {
+  std::string file;
+  for (const char c : std::filesystem::path(path).filename().string())
+    if (c != '_' && c != '-') file += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const auto& [word, collective] :
+       std::vector<std::pair<std::string, std::string>>{{"reducescatter", "reduce_scatter"},
+                                                        {"allreduce", "allreduce"},
+                                                        {"allgather", "allgather"},
+                                                        {"alltoall", "alltoall"},
+                                                        {"broadcast", "broadcast"},
+                                                        {"sendrecv", "sendrecv"},
+                                                        {"reduceperf", "reduce"}}) {
+    if (file.find(word) != std::string::npos) return collective;
   }
-  if (fits.size() == 1) return fits[0];
+  return std::nullopt;
+}
+
+// The collective of a table: what the log shows first (its busbw/algbw ratio, then its redop
+// and root columns), a name (the log's "# Collective test starting:" or the file's) only where
+// that evidence agrees with it. Where the evidence is missing or disagrees: ConfigError naming
+// the file and how to name the collective.
+std::string collective_of_table(const Section& s, const std::string& path, int nranks) {
+  std::optional<std::string> named;
+  std::string by;
+  if (!s.binary.empty()) {
+    named = collective_of_binary(s.binary);
+    if (!named) {
+      throw ConfigError(fmt::format("{}:{}: '{}' is not a benchmark colltune reads; allowed: {}",
+                                    path, s.header_line, s.binary, kNcclTestsBinaries));
+    }
+    by = "its '# Collective test starting: " + s.binary + "' line";
+  } else if ((named = named_by_file(path))) {
+    by = "its file name";
+  }
+  const auto ratio = bus_ratio(s);
+  const std::string how =
+      "allowed: a log whose '# Collective test starting:' line or file name (like "
+      "all_gather_perf.log) names a collective its busbw/algbw agrees with";
+  if (!ratio) {
+    if (named) return *named;
+    throw ConfigError(fmt::format(
+        "{}:{}: the table has no row with a bandwidth to tell its collective by, and no name; {}",
+        path, s.header_line, how));
+  }
+  const auto fits = ratio_fits(*ratio, nranks);
+  if (named) {
+    if (std::find(fits.begin(), fits.end(), *named) != fits.end()) return *named;
+    throw ConfigError(fmt::format(
+        "{}:{}: {} names {}, but its busbw/algbw {:.3f} on {} ranks is {}'s factor; {}", path,
+        s.header_line, by, *named, *ratio, nranks,
+        fits.empty() ? std::string("no collective") : fmt::format("{}", fmt::join(fits, " or ")),
+        how));
+  }
+  // No name: the columns narrow the ratio's candidates (a redop: a reduction; a root: rooted).
+  const Row& row = s.rows.front();
+  const bool op = !row.redop.empty() && row.redop != "none";
+  const bool rooted = row.root >= 0;
+  std::vector<std::string> narrowed;
+  for (const auto& c : fits) {
+    const auto kind = parse_coll_kind(c);
+    const bool reduces = kind && is_reduction(*kind);
+    const bool has_a_root = kind && has_root(*kind);
+    if (reduces == op && has_a_root == rooted) narrowed.push_back(c);
+  }
+  if (narrowed.size() == 1) return narrowed[0];
   throw ConfigError(fmt::format(
       "{}:{}: the log does not name its collective (nccl-tests before 2.16.7 prints no '# "
       "Collective test starting:'), and its table (redop '{}', root {}, busbw/algbw {:.3f} on {} "
-      "ranks) fits {}; allowed: a file name that names the binary, like all_gather_perf.log ({})",
-      path, s.header_line, row->redop, row->root, ratio, nranks,
-      fits.empty() ? std::string("no collective colltune reads")
-                   : fmt::format("{}", fmt::join(fits, " and ")),
-      kNcclTestsBinaries));
+      "ranks) fits {}; {}",
+      path, s.header_line, row.redop, row.root, *ratio, nranks,
+      narrowed.empty() ? std::string("no collective colltune reads")
+                       : fmt::format("{}", fmt::join(narrowed, " and ")),
+      how));
 }
 
 }  // namespace
@@ -179,7 +239,13 @@ Dataset load_nccl_tests_text(const std::string& path, const std::string& text,
                       where, line.substr(0, 80)));
     }
     Section& s = sections.back();
-    if (s.footer) continue;  // 2.13.4-2.17.2 end with NCCL's last error text, no '#'
+    if (s.footer) {
+      // 2.13.4-2.17.2 end with NCCL's last error text, no '#'; a line shaped like a row is
+      // something else (a second run's rows without their header?), said, not read.
+      if (line[0] != '#' && w.size() >= 11 && text_log_number<std::uint64_t>(w[0]))
+        ++s.rows_after_footer;
+      continue;
+    }
     if (line[0] == '#') {
       if (w.size() >= 2 && w[1] == "Rank") {
         // "#  Rank  0 Group  0 Pid 123 on host device  0 [0000:18:00] NVIDIA H100 ..."
@@ -196,6 +262,11 @@ Dataset load_nccl_tests_text(const std::string& path, const std::string& text,
         s.buses.push_back(bus);
       } else if (line.starts_with("# Avg bus bandwidth")) {
         s.footer = true;
+      } else if (line.starts_with("# Out of bounds values") && w.size() >= 7 &&
+                 w.back() == "FAILED") {
+        // nccl-tests' own verdict on the run: a failure even where rows print no count.
+        s.failed_checks = std::max<std::uint64_t>(
+            1, text_log_number<std::uint64_t>(w[w.size() - 2]).value_or(1));
       }
       continue;
     }
@@ -216,8 +287,11 @@ Dataset load_nccl_tests_text(const std::string& path, const std::string& text,
   }
   Dataset d = text_log_dataset(path, "nccl-tests", "nccl-tests");
   std::vector<std::string> names;
-  std::map<std::tuple<std::string, std::string, std::string, bool, int, std::uint64_t>, std::size_t>
-      seen;  // repeated sweeps (-N) of one point: more samples of it
+  // Repeated sweeps (-N) of one point: more samples of it. Tables of other rank counts are
+  // sets of their own, never merged into one record.
+  std::map<std::tuple<std::string, std::string, std::string, bool, int, std::uint64_t, int>,
+           std::size_t>
+      seen;
   for (const Section& s : sections) {
     if (s.rows.empty()) continue;
     const int nranks = static_cast<int>(s.ranks.size());
@@ -227,24 +301,8 @@ Dataset load_nccl_tests_text(const std::string& path, const std::string& text,
           "output (the rank count comes from them)",
           path, s.header_line));
     }
-    std::string collective;
-    if (!s.binary.empty()) {
-      const auto named = collective_of_binary(s.binary);
-      if (!named) {
-        throw ConfigError(fmt::format("{}:{}: '{}' is not a benchmark colltune reads; allowed: {}",
-                                      path, s.header_line, s.binary, kNcclTestsBinaries));
-      }
-      collective = *named;
-    } else {
-      collective = infer(s, path, nranks).value_or("");
-    }
+    const std::string collective = collective_of_table(s, path, nranks);
     const auto kind = parse_coll_kind(collective);
-    if (!kind) {
-      throw ConfigError(fmt::format(
-          "{}:{}: the table has no row with a bandwidth to tell its collective by; allowed: a "
-          "log with '# Collective test starting:' or a file named after the binary",
-          path, s.header_line));
-    }
     names.push_back(collective);
     nlohmann::json& context = d.contexts["nccl-tests"];
     if (context.is_null()) {
@@ -291,11 +349,13 @@ Dataset load_nccl_tests_text(const std::string& path, const std::string& text,
         r.timing = "batch";
         r.cache = "warm";
         r.wrong = row.wrong[half];
+        if (s.failed_checks > 0 && r.wrong.value_or(0) == 0) r.wrong = s.failed_checks;
         r.bus_factor = bus_factor(*kind, nranks);
         r.algbw_bytes = row.algbw[half] > 0 ? row.algbw[half] * 1e9 * row.time_us[half] * 1e-6
                                             : static_cast<double>(row.size);
         r.samples_seconds = {row.time_us[half] * 1e-6};
-        const auto key = std::make_tuple(r.collective, r.dtype, r.op, r.in_place, r.root, r.bytes);
+        const auto key =
+            std::make_tuple(r.collective, r.dtype, r.op, r.in_place, r.root, r.bytes, nranks);
         try {
           check_record(r, fmt::format("{}:{}", path, row.line));
           if (const auto it = seen.find(key); it != seen.end()) {
@@ -309,6 +369,14 @@ Dataset load_nccl_tests_text(const std::string& path, const std::string& text,
           d.left_out.push_back(e.what());
         }
       }
+    }
+  }
+  for (const Section& s : sections) {
+    if (s.rows_after_footer > 0) {
+      d.left_out.push_back(fmt::format(
+          "{}:{}: {} row-like line(s) after the table's footer (# Avg bus bandwidth) were not "
+          "read (a second run's rows without their header?)",
+          path, s.header_line, s.rows_after_footer));
     }
   }
   d.name = fmt::format("{}", fmt::join(names, "+"));

@@ -184,15 +184,28 @@ Dataset load_dataset(const std::string& path, const LoadOptions& o) {
   d.name = fs::path(path).stem();
   d.points.push_back({"run", d.name, {}, true});
   read_jsonl(path, "run", 1, o, d);
-  if (!d.records.empty()) {
-    d.points[0].settings["backend"] = d.records.front().backend;
+  if (d.records.empty()) {
+    // Nothing to report or gate on: bad input, said once, not a library's error further on.
+    throw ConfigError(fmt::format(
+        "{}: no record {}; allowed: a colltune run's JSONL (--json), nccl-tests JSON, or an "
+        "nccl-tests or OSU log",
+        path,
+        d.left_out.empty() ? std::string("(empty, or blank lines only)")
+                           : fmt::format("left: all {} failed their checks (the first: {})",
+                                         d.left_out.size(), d.left_out.front())));
   }
-  if (const auto c = d.contexts.find("run"); c != d.contexts.end() && c->second.is_object())
-    d.started_utc = c->second.value("start_time_utc", "");
+  d.points[0].settings["backend"] = d.records.front().backend;
+  const nlohmann::json& context = d.contexts["run"];
+  if (context.is_object()) {
+    const auto start = context.find("start_time_utc");
+    if (start != context.end() && start->is_string()) d.started_utc = start->get<std::string>();
+    const auto warnings = context.find("warnings");
+    if (warnings != context.end() && warnings->is_array()) {
+      for (const auto& w : *warnings)
+        if (w.is_string()) d.warnings.emplace_back("run", w.get<std::string>());
+    }
+  }
   if (!d.started_utc.empty()) d.launch_starts_utc.push_back(d.started_utc);
-  for (const auto& w : d.contexts["run"].value("warnings", std::vector<std::string>{})) {
-    d.warnings.emplace_back("run", w);
-  }
   split_interleaved_run(d);
   return d;
 }

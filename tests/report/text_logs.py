@@ -270,6 +270,58 @@ with open(foreign, "w") as f:
 code, _, err = h.colltune(args, "report", foreign, "--out", out)
 check(code == 2 and "foreign.log:14" in err, f"foreign line: exit {code}: {err}")
 
+# The collective comes from what the log shows. An allreduce table named by a file that holds
+# "allreduce" (no '# Collective test starting:', as in the old layout) is allreduce, never
+# "reduce": busbw/algbw 1.5 on 4 ranks is allreduce's 2(n-1)/n; reduce's would be 1.
+unnamed = HEAD_2196.format(binary="x").replace("# Collective test starting: x\n", "")
+unfooted = FOOT_2196.format(avg="17.66", binary="x").replace("# Collective test concluded: x\n", "")
+named = os.path.join(root, "allreduce-8xA100.log")
+with open(named, "w") as f:
+    f.write(unnamed + ALLREDUCE + unfooted)
+rows = report_rows(named) if "report_rows" in globals() else []
+check([r["collective"] for r in rows] == ["allreduce"] * 4,
+      f"allreduce-8xA100.log read as {[r['collective'] for r in rows]}")
+# A name the table disagrees with: the log's rows say allreduce (1.5 on 4 ranks), the file says
+# reduce. Exit 2 naming the file, both pieces of evidence and how to name it.
+liar = os.path.join(root, "reduce_perf.log")
+with open(liar, "w") as f:
+    f.write(unnamed + ALLREDUCE + unfooted)
+code, _, err = h.colltune(args, "report", liar, "--out", out)
+check(code == 2 and "reduce_perf.log" in err and "its file name names reduce" in err
+      and "busbw/algbw 1.500 on 4 ranks is allreduce's factor" in err,
+      f"a file name the table disagrees with: exit {code}: {err}")
+# Two tables of different rank counts: two sets (4 and 2 ranks), never one merged 4-rank record.
+two_ranks = HEAD_2196.format(binary="all_reduce_perf").replace(
+    "#  Rank  2 Group  0 Pid  22345 on     node02 device  0 [0000:18:00] NVIDIA H200\n"
+    "#  Rank  3 Group  0 Pid  22346 on     node02 device  1 [0000:2a:00] NVIDIA H200\n", "")
+mixed = os.path.join(root, "mixed.log")
+with open(mixed, "w") as f:
+    f.write(HEAD_2196.format(binary="all_reduce_perf") + ALLREDUCE +
+            FOOT_2196.format(avg="17.6575", binary="all_reduce_perf"))
+    f.write(two_ranks + ALLREDUCE.replace("23.25   34.88", "23.25   23.25").replace(
+        "23.83   35.75", "23.83   23.83") + FOOT_2196.format(avg="11", binary="all_reduce_perf"))
+rows = report_rows(mixed)
+check(sorted((r["nranks"], r["bytes"]) for r in rows if r["in_place"] == "false") ==
+      [("2", "1048576"), ("2", "8"), ("4", "1048576"), ("4", "8")],
+      f"two rank counts in one log: {[(r['nranks'], r['bytes'], r['samples']) for r in rows]}")
+# Rows after a footer are said, not read silently.
+after = os.path.join(root, "after.log")
+with open(after, "w") as f:
+    f.write(HEAD_2196.format(binary="all_reduce_perf") + ALLREDUCE +
+            FOOT_2196.format(avg="17.6575", binary="all_reduce_perf") + ALLREDUCE)
+code, _, err = h.colltune(args, "report", after, "--out", out)
+check(code == 0 and "2 row-like line(s) after the table's footer" in err,
+      f"rows after the footer: exit {code}: {err}")
+# nccl-tests' own FAILED verdict is a failure in compare, whatever the times.
+failed = os.path.join(root, "failed.log")
+with open(failed, "w") as f:
+    f.write(open(log).read().replace("# Out of bounds values : 0 OK",
+                                     "# Out of bounds values : 7 FAILED", 1))
+code, stdout, err = h.colltune(args, "compare", log, failed, "--noise-floor", "1%",
+                               "--allow-incomplete")
+check(code == 1 and "| wrong results |" in stdout and "0 wrong elements in the baseline, 7 in the candidate" in stdout,
+      f"a log whose check FAILED: exit {code}: {stdout[-800:]} {err}")
+
 if not os.environ.get("KEEP"):
     import shutil
     shutil.rmtree(root, ignore_errors=True)

@@ -9,12 +9,15 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
 
 #include "apps/help_format.hpp"
+#include "core/ascii_case.hpp"
 #include "core/errors.hpp"
+#include "core/host_name.hpp"
 #include "core/regular_file.hpp"
 #include "core/timestamp.hpp"
 #include "health/health_args.hpp"
@@ -119,20 +122,19 @@ void check_allocation_cpus(const HealthOptions& o) {
 }
 
 void check_hosts(const std::vector<std::string>& hosts, const std::string& from) {
-  std::set<std::string> seen;
+  std::map<std::string, std::string> seen;  // lower case -> as given: DNS names ignore case
   for (const std::string& h : hosts) {
-    const bool plain = !h.empty() && std::all_of(h.begin(), h.end(), [](unsigned char ch) {
-      return std::isalnum(ch) || ch == '-' || ch == '.' || ch == '_';
-    });
-    if (!plain) {
+    if (!is_host_name(h)) {
       throw ConfigError(
           fmt::format("{}: host '{}' is not a host name; allowed: letters, digits, "
-                      "'-', '.', '_'",
+                      "'-', '.', '_', starting with a letter or digit",
                       from, h));
     }
-    if (!seen.insert(h).second) {
-      throw ConfigError(
-          fmt::format("{}: host '{}' is listed twice; allowed: each node once", from, h));
+    const auto [first, fresh] = seen.emplace(ascii_lower(h), h);
+    if (!fresh) {
+      throw ConfigError(fmt::format(
+          "{}: host '{}' is listed twice{}; allowed: each node once (names ignore case)", from, h,
+          first->second == h ? "" : fmt::format(" (as '{}')", first->second)));
     }
   }
   if (hosts.size() < 2) {

@@ -6,7 +6,9 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -172,7 +174,28 @@ int verify_command(const std::vector<std::string>& args) {
     const char* path;
     ~RemoveSpec() { std::remove(path); }  // on every way out: the sweep may refuse it
   } remove_spec{spec_path};
-  const int swept = sweep_command({spec_path, "--results", a.results_root});
+  int swept = 0;
+  try {
+    swept = sweep_command({spec_path, "--results", a.results_root});
+  } catch (const ConfigError& e) {
+    // The temporary spec is gone when the user reads this: name what it was made from.
+    std::string text = e.what();
+    const std::string made_from =
+        fmt::format("verify's sweep of {}{}", a.tuned,
+                    a.spec_path.empty() ? "" : " with --spec " + a.spec_path);
+    for (std::size_t at = text.find(spec_path); at != std::string::npos;
+         at = text.find(spec_path, at + made_from.size())) {
+      // Its line and column point into the file that is gone: dropped with its name.
+      std::size_t end = at + std::strlen(spec_path);
+      while (end + 1 < text.size() && text[end] == ':' &&
+             std::isdigit(static_cast<unsigned char>(text[end + 1]))) {
+        end += 1;
+        while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
+      }
+      text.replace(at, end - at, made_from);
+    }
+    throw ConfigError(text);
+  }
   std::string store;
   for (const auto& e : fs::directory_iterator(a.results_root, ec)) {
     if (!before.count(e.path().string()) &&

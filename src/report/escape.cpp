@@ -22,8 +22,19 @@ std::string html_escape(std::string_view text) {
       case '\'':
         out += "&#39;";
         break;
-      default:
-        out += ch;
+      default: {
+        // XML 1.0 allows no control character but tab, newline and carriage return, not even
+        // as a reference: JUnit would stop parsing. Shown as \xNN text, as json_text does.
+        const auto byte = static_cast<unsigned char>(ch);
+        if ((byte < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') || byte == 0x7f) {
+          static constexpr char kHex[] = "0123456789abcdef";
+          out += "\\x";
+          out += kHex[byte >> 4];
+          out += kHex[byte & 15];
+        } else {
+          out += ch;
+        }
+      }
     }
   }
   return out;

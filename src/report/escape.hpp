@@ -8,7 +8,8 @@
 
 namespace colltune {
 
-std::string html_escape(std::string_view text);  // & < > " '
+// & < > " ' as references; control characters XML forbids as \xNN text (valid HTML and XML).
+std::string html_escape(std::string_view text);
 // Backslash escapes (CommonMark), never HTML entities, so the .md reads as plain text: | ` * _
 // [ ] \ < and & always (no tag or entity can form), > at the start; newlines become spaces.
 std::string markdown_escape(std::string_view text);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <climits>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -75,6 +76,11 @@ TunedFile read_rules(const std::string& path, const std::string& text) {
     const auto [comm_sizes, cs_line] = next("comm size count");
     for (long long s = 0; s < comm_sizes; ++s) {
       const auto [comm_size, size_line] = next("comm size");
+      // Open MPI reads it as an int: a larger one would wrap to another communicator's size.
+      if (comm_size < 1 || comm_size > INT_MAX) {
+        throw ConfigError(fmt::format("{}:{}: comm size {}; allowed: 1 to {}", path, size_line,
+                                      comm_size, INT_MAX));
+      }
       const auto [rules, rules_line] = next("rule count");
       std::vector<std::pair<std::uint64_t, int>> parsed;
       std::vector<int> parsed_lines;

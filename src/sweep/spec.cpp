@@ -274,6 +274,13 @@ SweepSpec parse_spec_root(const YAML::Node& root, const std::string& text,
     p.fail(root["name"], "name",
            fmt::format("'{}' is not allowed; allowed: letters, digits, - _ and .", spec.name));
   }
+  // It names the store's directory with a 17-character stamp; a file name holds 255 bytes.
+  constexpr std::size_t kMaxNameLength = 200;
+  if (spec.name.size() > kMaxNameLength) {
+    p.fail(root["name"], "name",
+           fmt::format("is {} characters; allowed: at most {} (it names the results directory)",
+                       spec.name.size(), kMaxNameLength));
+  }
   if (root["launcher"]) {
     const std::string launcher = p.scalar(root["launcher"], "launcher");
     if (launcher == "mpirun") {

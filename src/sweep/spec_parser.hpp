@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/errors.hpp"
+#include "core/host_name.hpp"
 #include "core/suggest.hpp"
 
 namespace colltune {
@@ -86,6 +87,17 @@ class Parser {
       fail(node, field.empty() ? "spec" : field,
            "holds a NUL byte; allowed: text without NUL bytes");
     }
+    // A value becomes an environment variable, a label in reports and a JUnit name: a newline
+    // or an escape sequence there forges lines and terminal output.
+    if (node.IsScalar()) {
+      for (const char c : node.Scalar()) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (byte < 0x20 || byte == 0x7f) {
+          fail(node, field.empty() ? "spec" : field,
+               fmt::format("holds a control character (\\x{:02x}); allowed: printable text", byte));
+        }
+      }
+    }
     if (node.IsSequence()) {
       for (std::size_t i = 0; i < node.size(); ++i)
         check_structure(node[i], fmt::format("{}[{}]", field, i));
@@ -117,10 +129,7 @@ class Parser {
       const auto colon = host.find(':');
       const std::string name = host.substr(0, colon);
       const std::string slots = colon == std::string::npos ? "1" : host.substr(colon + 1);
-      const bool name_ok = !name.empty() && std::isalnum(static_cast<unsigned char>(name[0])) &&
-                           std::all_of(name.begin(), name.end(), [](unsigned char ch) {
-                             return std::isalnum(ch) || ch == '.' || ch == '-' || ch == '_';
-                           });
+      const bool name_ok = is_host_name(name);
       const bool slots_ok =
           !slots.empty() && slots.size() < 7 && std::all_of(slots.begin(), slots.end(), ::isdigit);
       if (!name_ok || !slots_ok) {

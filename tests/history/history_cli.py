@@ -139,6 +139,27 @@ knob = files.made(os.path.join(root, "lone-knob"), base,
 code, out, err = colltune("history", knob, "--gate")
 check(code == 1 and "its context changed: env OMPI_MCA_btl_vader_single_copy_mechanism (unset) "
       "-> none" in out, f"a lone slow newest run with a context change: exit {code}\n{out}")
+# A secret-named variable in hand-written run files never reaches history's console, md, html or
+# json: the codec redacts it as it reads (here it changes with the slow night, so history would
+# name it as what changed).
+secret = files.made(os.path.join(root, "secret"), base, [1.00, 1.01, 0.99, 1.00, 1.02, 0.99, 1.40],
+                    env_from=6, env={"NCCL_IB_TOKEN": "hunter2", "OMPI_MCA_btl": "self"})
+secret_out = os.path.join(root, "secret-out")
+code, out, err = colltune("history", secret, "--gate", "--out", secret_out)
+written = "".join(open(os.path.join(secret_out, n)).read()
+                  for n in ("history.md", "history.html", "history.json"))
+check(code == 1 and "OMPI_MCA_btl (unset) -> self" in out and "hunter2" not in out + err + written
+      and "NCCL_IB_TOKEN (unset) -> <redacted>" in out,
+      f"a secret in run files: exit {code}, hunter2 shown: {'hunter2' in out + err + written}\n{out}")
+# Wrong results in the newest run fail the gate, whatever its times (these are the steady ones).
+wrongnight = files.made(os.path.join(root, "wrongnight"), base, [1.00, 1.01, 0.99, 1.00, 1.02, 0.99])
+newest = os.path.join(wrongnight, "run06.jsonl")
+lines = [dict(json.loads(l), wrong=5) for l in open(newest) if l.strip()]
+with open(newest, "w") as f:
+    f.write("".join(json.dumps(l) + "\n" for l in lines))
+code, out, err = colltune("history", wrongnight, "--gate")
+check(code == 1 and "wrong results:" in out and "found 5 wrong elements" in out,
+      f"wrong results in the newest run: exit {code}, expected 1\n{out}{err}")
 stepped = files.made(os.path.join(root, "stepped"), base, [1.00, 1.01, 0.99, 1.00, 1.02, 0.99, 1.40, 1.41])
 code, out, err = colltune("history", stepped, "--gate", "--out", os.path.join(root, "stepped-out"))
 check(code == 1 and "40% slower" in out and "2026-11-07T02:00:00Z" in out,

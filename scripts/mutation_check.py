@@ -211,7 +211,7 @@ MUTANTS = [
      "", "hostile", "nccl-tests -J okay:false compared as fine"),
     ("src/store/nccl_tests_import.cpp", "    if (wide_ranks > kMaxImportedRanks) {", "    if (false) {",
      "hostile", "65536 x 65536 ranks a process wrapped to a small count"),
-    ("src/tuner_plugin/tuned_rules.cpp", "  if (!duplicate.empty())", "  if (false)",
+    ("src/tuner_plugin/tuned_rules.cpp", "  if (!keys.duplicate.empty())", "  if (false)",
      "TunedRules|hostile", "a tuned file's duplicate key read as its last"),
     ("src/report/tuned_read.cpp", "      if (comm_size < 1 || comm_size > INT_MAX) {", "      if (comm_size < 1) {",
      "hostile", "a rules file's comm size 3e9 accepted"),

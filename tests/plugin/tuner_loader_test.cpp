@@ -5,6 +5,7 @@
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
@@ -269,6 +270,37 @@ TEST_F(TunerPlugin, BadFilesNeverBreakAJob) {
   EXPECT_EQ(v5_->getCollInfo(nullptr, kAllreduce, 8, 1, nullptr, kAlgos, kProtos, 0, &channels),
             ncclTunerSuccess);
   EXPECT_EQ(v5_->finalize(nullptr), ncclTunerSuccess);
+}
+
+TEST_F(TunerPlugin, DeepNestingAndAFifoChangeNothingAndNeverBlockInit) {
+  // 100,000 levels of nesting overflowed the stack of NCCL's process in the JSON parser.
+  write(R"({"format": "colltune-nccl-tuned", "version": 1, "rows": )" + std::string(100000, '[') +
+        std::string(100000, ']') + "}");
+  EXPECT_EQ(call(8, 1, kAllreduce, 4096), nccl_table());
+  // Warned once per process (the sanitized run holds every test in one): where this test's
+  // warning is the process's first, it names the nesting.
+  EXPECT_EQ(count_lines("nests deeper than 64 levels", kNcclLogWarn),
+            count_lines("changing nothing", kNcclLogWarn));
+  // A FIFO without a writer: a blocking open or read would hang NCCL's init for ever. SIGALRM's
+  // default action ends the test (as a failure) if init blocks.
+  const std::string fifo = (dir_ / "tuned.fifo").string();
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  setenv("COLLTUNE_TUNER_FILE", fifo.c_str(), 1);
+  alarm(20);
+  EXPECT_EQ(call(8, 1, kAllreduce, 4096), nccl_table());
+  alarm(0);
+  EXPECT_LE(count_lines("changing nothing", kNcclLogWarn), 1);
+}
+
+TEST_F(TunerPlugin, AFifoIsNamedInTheWarning) {
+  const std::string fifo = (dir_ / "tuned.fifo").string();
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  setenv("COLLTUNE_TUNER_FILE", fifo.c_str(), 1);
+  alarm(20);
+  EXPECT_EQ(call(8, 1, kAllreduce, 4096), nccl_table());
+  alarm(0);
+  EXPECT_EQ(count_lines("is a FIFO; allowed: a regular file", kNcclLogWarn),
+            count_lines("changing nothing", kNcclLogWarn));
 }
 
 TEST_F(TunerPlugin, AHundredThousandRowsLoadAndTheLastOneApplies) {

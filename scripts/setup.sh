@@ -24,6 +24,16 @@ if [ ${#missing[@]} -gt 0 ]; then
     "${missing[@]}" >/dev/null
 fi
 
+# libFuzzer for the fuzz test (clang's runtime): best effort, as its package name varies between
+# distributions; without it that one test reports Skipped.
+if [ "${1:-}" = "--with-test-tools" ] && ! dpkg-query -W -f='${Status}' libclang-rt-dev 2>/dev/null |
+    grep -q "install ok installed"; then
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends \
+    clang libclang-rt-dev >/dev/null 2>&1 || echo "setup: no clang libFuzzer here: fuzz.readers will be skipped"
+fi
+
 build_type=${COLLTUNE_BUILD_TYPE:-RelWithDebInfo}
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE="$build_type" >/dev/null
 cmake --build build

@@ -187,7 +187,7 @@ MUTANTS = [
     ("src/history/history_data.cpp", "    if (!fresh) {", "    if (false) {", "history_cli",
      "history: one run given twice counts twice"),
     ("src/core/timestamp.cpp", "  if (back.tm_year != given.tm_year || back.tm_mon != given.tm_mon ||",
-     "  if (false || back.tm_mon != back.tm_mon ||", "Timestamp|history_cli", "2026-02-29 accepted"),
+     "  if (false && back.tm_mon != given.tm_mon &&", "Timestamp|history_cli", "2026-02-29 accepted"),
     ("src/core/json_depth.hpp", "      if (++depth > limit) return false;", "      ++depth;",
      "JsonDepth|TunedRules|hostile|TunerPlugin", "100,000 levels of nesting overflow the stack"),
     ("src/core/regular_file.hpp", "  } else if (!S_ISREG(st.st_mode)) {", "  } else if (false) {",

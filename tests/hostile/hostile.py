@@ -233,7 +233,7 @@ def gate_inputs(fx, files, names, path):
     names["osubignp"] = osu
     fifo = path("fifo", "fifo.jsonl")
     os.mkfifo(fifo)
-    names["crlfurl"] = "http://127.0.0.1:9/\r\nX-Injected: 1"
+    names["crlfurl"] = "http://127.0.0.1:9/\r\nX-Injected:1"  # no space: CR LF alone refuses it
 
 
 def substitute(case, word, names):

@@ -14,24 +14,21 @@ import sys
 import tempfile
 import time
 
-CONTEXT = {"backend": "mpi", "nranks": 2, "hosts": ["node01"], "ranks_per_host": {"node01": 2},
-           "start_time_utc": "2026-12-01T02:00:00Z", "timing": "batch", "cache": "warm",
-           "environment": {"OMPI_MCA_btl": "self,vader"},
-           "library_versions": {"mpi": "Open MPI v4.1.4"}, "colltune_version": "bench"}
+HERE = os.path.dirname(os.path.abspath(__file__))
+# A real record (the fuzz seed, from the report fixtures): its context and fields, sizes varied.
+TEMPLATE = os.path.join(HERE, "..", "tests", "fuzz", "seeds", "run.jsonl")
 
 
 def write_run(path, records, stamp, factor):
-    context = dict(CONTEXT, start_time_utc=stamp)
+    template = json.loads(open(TEMPLATE).readline())
+    template["context"]["start_time_utc"] = stamp
+    template["rank_samples_seconds"] = None
     with open(path, "w") as f:
         for i in range(records):
             count = i + 1
-            base = 1e-5 + count * 1e-10
-            rec = {"schema_version": 1, "collective": "allreduce", "dtype": "float", "op": "sum",
-                   "root": -1, "in_place": False, "count": count, "bytes": 4 * count,
-                   "nranks": 2, "window": None, "ops_per_sample": 20, "buffer_sets": 1,
-                   "skipped": None, "wrong": 0,
-                   "samples_seconds": [base * factor * (1 + 0.001 * k) for k in range(10)],
-                   "timing": "batch", "cache": "warm", "context": context}
+            rec = dict(template, count=count, bytes=4 * count,
+                       samples_seconds=[(1e-5 + count * 1e-10) * factor * (1 + 0.001 * k)
+                                        for k in range(10)])
             f.write(json.dumps(rec) + "\n")
 
 

@@ -15,6 +15,7 @@
 #include "store/manifest.hpp"
 #include "store/record.hpp"
 #include "store/results.hpp"
+#include "store/store_lock.hpp"
 #include "sweep/sweep_store.hpp"
 
 namespace colltune {
@@ -114,7 +115,15 @@ int import_command(const std::vector<std::string>& args) {
     for (const auto& note : d.notes) m.notes.push_back(note);
     if (d.started_utc < m.created_utc) m.created_utc = d.started_utc;
   }
-  fs::create_directories(out);
+  // Made here, never found: of two imports racing for one --out, the second is refused, and the
+  // store lock keeps any other writer out while it fills.
+  if (const fs::path parent = fs::path(out).parent_path(); !parent.empty())
+    fs::create_directories(parent);
+  if (!fs::create_directory(out)) {
+    throw ConfigError(fmt::format(
+        "--out: '{}' exists (another import made it meanwhile?); allowed: a new directory", out));
+  }
+  const StoreLock lock(out);
   for (std::size_t i = 0; i < files.size(); ++i) {
     const std::string path = (fs::path(out) / files[i].first).string();
     fs::create_directories(fs::path(path).parent_path());

@@ -118,10 +118,8 @@ std::string gate_of(SeriesResult& s, const std::vector<HistoryRun>& runs,
     return "not in newest";
   }
   if (v.back().wrong > 0) {
-    s.gate_note = fmt::format(
-        "the newest run found {} wrong elements: its results are wrong, "
-        "whatever its times",
-        v.back().wrong);
+    s.gate_note =
+        fmt::format("the newest run found {} wrong elements, whatever its times", v.back().wrong);
     return "wrong results";
   }
   if (v.size() < min_runs_for_change(o)) {
@@ -153,26 +151,23 @@ std::string gate_of(SeriesResult& s, const std::vector<HistoryRun>& runs,
     }
     break;
   }
-  if (slow_newest && v.size() >= 2) {
-    // Off alone, but with a cause on record: what it ran under changed from the run before.
-    // The next run would only confirm what the context already says, so it fails now.
-    const auto changed =
-        context_changes(run_context(runs[v[v.size() - 2].run], s.series.key.point_id),
-                        run_context(runs[v.back().run], s.series.key.point_id), ignore_keys);
-    if (!changed.empty()) {
-      s.gate_note = fmt::format(
-          "the newest run is {:.0f}% slower than the runs around it ({:.1f} robust sds) and its "
-          "context changed: {}",
-          std::expm1(slow_newest->off_log) * 100, slow_newest->z, fmt::join(changed, "; "));
-      return "slower";
-    }
-  }
   if (slow_newest) {
-    s.gate_note = fmt::format(
-        "the newest run alone is {:.0f}% slower than the runs around it ({:.1f} robust sds): "
-        "a change or one bad run; the next run tells",
-        std::expm1(slow_newest->off_log) * 100, slow_newest->z);
-    return "outlier";
+    // Off alone, with a cause on record (its context changed): the next run would only confirm.
+    const std::string& point = s.series.key.point_id;
+    const auto changed = context_changes(run_context(runs[v[v.size() - 2].run], point),
+                                         run_context(runs[v.back().run], point), ignore_keys);
+    const double percent = std::expm1(slow_newest->off_log) * 100;
+    s.gate_note =
+        changed.empty()
+            ? fmt::format(
+                  "the newest run alone is {:.0f}% slower than the runs around it ({:.1f} "
+                  "robust sds): a change or one bad run; the next run tells",
+                  percent, slow_newest->z)
+            : fmt::format(
+                  "the newest run is {:.0f}% slower than the runs around it ({:.1f} "
+                  "robust sds) and its context changed: {}",
+                  percent, slow_newest->z, fmt::join(changed, "; "));
+    return changed.empty() ? "outlier" : "slower";
   }
   return "ok";
 }
@@ -320,8 +315,7 @@ HistoryResult analyse_history(const std::vector<HistoryRun>& runs, const History
     r.series = std::move(all[i]);
     const auto skip = ignore.find(r.series.key.point_id);
     r.gate = gate_of(r, runs, held, skip == ignore.end() ? std::set<std::string>{} : skip->second);
-    // Wrong results fail like a slowdown: exit 1.
-    const bool failed = r.gate == "slower" || r.gate == "wrong results";
+    const bool failed = r.gate == "slower" || r.gate == "wrong results";  // exit 1 alike
     slower = slower || failed;
     gap = gap || (r.gate != "ok" && !failed);
     judged += r.gate == "ok" || failed;

@@ -361,8 +361,7 @@ ReportView make_report_view(const Dataset& d) {
       detail += (detail.empty() ? "" : ": ") + *reason;
     failed[{l.status, detail}].emplace_back(label_of(d, l.point_id), l.round);
   }
-  // Wrong results are a failure of the measurement, however fast it was: listed with the
-  // launches that failed, one row per collective and size.
+  // Wrong results fail a measurement however fast it was: listed with the failed launches.
   for (const Record& r : d.records) {
     if (r.wrong.value_or(0) == 0) continue;
     failed[{"wrong results", fmt::format("{} {} {} {}: {} wrong elements", r.collective, r.dtype,

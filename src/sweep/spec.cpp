@@ -266,20 +266,15 @@ SweepSpec parse_spec_root(const YAML::Node& root, const std::string& text,
   spec.source_text = text;
   p.check_structure(root);
   p.check_keys(root, "", kTopKeys);
-
   spec.name = root["name"] ? p.scalar(root["name"], "name") : "sweep";
-  if (spec.name.empty() || !std::all_of(spec.name.begin(), spec.name.end(), [](unsigned char ch) {
+  // It names the store's directory, with a stamp: a file name holds 255 bytes.
+  if (spec.name.empty() || spec.name.size() > 200 ||
+      !std::all_of(spec.name.begin(), spec.name.end(), [](unsigned char ch) {
         return std::isalnum(ch) || ch == '-' || ch == '_' || ch == '.';
       })) {
     p.fail(root["name"], "name",
-           fmt::format("'{}' is not allowed; allowed: letters, digits, - _ and .", spec.name));
-  }
-  // It names the store's directory with a 17-character stamp; a file name holds 255 bytes.
-  constexpr std::size_t kMaxNameLength = 200;
-  if (spec.name.size() > kMaxNameLength) {
-    p.fail(root["name"], "name",
-           fmt::format("is {} characters; allowed: at most {} (it names the results directory)",
-                       spec.name.size(), kMaxNameLength));
+           fmt::format("'{}' is not allowed; allowed: letters, digits, - _ and ., at most 200",
+                       spec.name));
   }
   if (root["launcher"]) {
     const std::string launcher = p.scalar(root["launcher"], "launcher");

@@ -272,7 +272,7 @@ TEST_F(TunerPlugin, BadFilesNeverBreakAJob) {
   EXPECT_EQ(v5_->finalize(nullptr), ncclTunerSuccess);
 }
 
-TEST_F(TunerPlugin, DeepNestingAndAFifoChangeNothingAndNeverBlockInit) {
+TEST_F(TunerPlugin, DeepNestingChangesNothing) {
   // 100,000 levels of nesting overflowed the stack of NCCL's process in the JSON parser.
   write(R"({"format": "colltune-nccl-tuned", "version": 1, "rows": )" + std::string(100000, '[') +
         std::string(100000, ']') + "}");
@@ -281,18 +281,11 @@ TEST_F(TunerPlugin, DeepNestingAndAFifoChangeNothingAndNeverBlockInit) {
   // warning is the process's first, it names the nesting.
   EXPECT_EQ(count_lines("nests deeper than 64 levels", kNcclLogWarn),
             count_lines("changing nothing", kNcclLogWarn));
-  // A FIFO without a writer: a blocking open or read would hang NCCL's init for ever. SIGALRM's
-  // default action ends the test (as a failure) if init blocks.
-  const std::string fifo = (dir_ / "tuned.fifo").string();
-  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
-  setenv("COLLTUNE_TUNER_FILE", fifo.c_str(), 1);
-  alarm(20);
-  EXPECT_EQ(call(8, 1, kAllreduce, 4096), nccl_table());
-  alarm(0);
-  EXPECT_LE(count_lines("changing nothing", kNcclLogWarn), 1);
 }
 
-TEST_F(TunerPlugin, AFifoIsNamedInTheWarning) {
+TEST_F(TunerPlugin, AFifoChangesNothingAndNeverBlocksInit) {
+  // A FIFO without a writer: a blocking open or read would hang NCCL's init for ever. SIGALRM's
+  // default action ends the test (as a failure) if init blocks.
   const std::string fifo = (dir_ / "tuned.fifo").string();
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
   setenv("COLLTUNE_TUNER_FILE", fifo.c_str(), 1);

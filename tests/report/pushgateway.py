@@ -12,6 +12,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 import urllib.parse
 import urllib.request
@@ -135,6 +136,57 @@ try:
     silent.close()
     check(code == 3 and "timeout" in err.lower() and took < 10,
           f"timeout: exit {code} after {took:.1f} s: {err}")
+    # Below libcurl's millisecond: still a timeout (0 ms would have meant none, for ever).
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(1)
+    start_s = time.monotonic()
+    code, _, err = h.colltune(args, "push", store, "--gateway",
+                              f"http://127.0.0.1:{silent.getsockname()[1]}", "--timeout", "1e-9")
+    took = time.monotonic() - start_s
+    silent.close()
+    check(code == 3 and "timeout" in err.lower() and took < 10,
+          f"--timeout 1e-9: exit {code} after {took:.1f} s: {err}")
+    # A hostile gateway: an escape sequence and a bell in a 1 MB answer. Printed as \xNN text,
+    # at most 300 characters of it, never raw.
+    hostile = socket.socket()
+    hostile.bind(("127.0.0.1", 0))
+    hostile.listen(1)
+
+    def answer():
+        conn, _ = hostile.accept()
+        with conn:
+            request = b""
+            while b"\r\n\r\n" not in request:
+                chunk = conn.recv(65536)
+                if not chunk:
+                    break
+                request += chunk
+            head, _, got = request.partition(b"\r\n\r\n")
+            headers = head.decode(errors="replace").lower()
+            length = int(headers.split("content-length:")[1].split()[0]) \
+                if "content-length:" in headers else 0
+            if "expect: 100-continue" in headers:
+                conn.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
+            while len(got) < length:  # the whole PUT read, so that the answer is what curl sees
+                chunk = conn.recv(65536)
+                if not chunk:
+                    break
+                got += chunk
+            body = b"\x1b[31mred\x07" + b"x" * 1_000_000
+            conn.sendall(b"HTTP/1.1 500 Oops\r\nContent-Length: %d\r\nConnection: close\r\n\r\n"
+                         % len(body) + body)
+
+    server = threading.Thread(target=answer, daemon=True)
+    server.start()
+    code, _, err = h.colltune(args, "push", store, "--gateway",
+                              f"http://user:hunter2@127.0.0.1:{hostile.getsockname()[1]}",
+                              "--timeout", "10")
+    server.join(timeout=10)
+    hostile.close()
+    check(code == 3 and "HTTP 500" in err and "\\x1b[31mred\\x07" in err and "\x1b" not in err
+          and "\x07" not in err and len(err) < 1000 and "hunter2" not in err and "***@" in err,
+          f"hostile answer: exit {code}: {err[:600]!r}")
     after = {p: hashlib.sha256(open(p, "rb").read()).hexdigest()
              for p in glob.glob(os.path.join(store, "**", "*"), recursive=True)
              if os.path.isfile(p)}

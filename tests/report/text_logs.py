@@ -7,6 +7,7 @@ header order), osu_mbw_mr and a collective with -f and -c. Figures in results.cs
 (the oracle is the log itself); a truncated, foreign or ambiguous log is exit 2 naming the line."""
 import csv
 import os
+import subprocess
 import tempfile
 
 import report_harness as h
@@ -321,6 +322,20 @@ code, stdout, err = h.colltune(args, "compare", log, failed, "--noise-floor", "1
                                "--allow-incomplete")
 check(code == 1 and "| wrong results |" in stdout and "0 wrong elements in the baseline, 7 in the candidate" in stdout,
       f"a log whose check FAILED: exit {code}: {stdout[-800:]} {err}")
+
+# Two imports racing for one --out: one store, the other refused (never two writers in it).
+# The log takes both a while to read, so both pass any check made before reading.
+big = os.path.join(root, "big_all_reduce.log")
+with open(big, "w") as f:
+    f.write(HEAD_2196.format(binary="all_reduce_perf") + ALLREDUCE * 40000 +
+            FOOT_2196.format(avg="17.6575", binary="all_reduce_perf"))
+raced = os.path.join(root, "raced-store")
+racers = [subprocess.Popen([args.colltune, "import", big, "--out", raced], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True) for _ in range(2)]
+results = [(p.wait(timeout=300), p.stderr.read()) for p in racers]
+check(sorted(code for code, _ in results) == [0, 2]
+      and any("exists" in err for code, err in results if code == 2),
+      f"two imports into one store: {results}")
 
 if not os.environ.get("KEEP"):
     import shutil

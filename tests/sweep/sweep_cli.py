@@ -86,20 +86,26 @@ check(code == 0 and stdout.startswith("#!/bin/bash\n"), "no batch script")
 check("#SBATCH --ntasks=16" in stdout and "sweep " + os.path.abspath(spec) in stdout,
       f"batch script: {stdout}")
 # --dry-run is safe to paste and to share: secrets redacted as records redact them (the whole
-# documented list), every word quoted, one launch per line even with a newline in a value.
+# documented list), every word quoted, one launch per line. A newline in a value is refused
+# (a control character would forge lines in reports, JUnit and the terminal).
 secrets = {"NCCL_IB_TOKEN": "tok1", "UCX_PASSWD": "pw2", "OMPI_MCA_CREDENTIAL": "cr3",
            "NCCL_AUTH_X": "au4", "UCX_PRIVATE_Y": "pr5", "NCCL_KEY": "ke6", "UCX_SECRET": "se7",
            "NCCL_PASSWORD": "pa8"}
 spec = h.write_spec(work, "name: paste\nenv: {" + ", ".join(f"{k}: {v}" for k, v in secrets.items())
-                    + "}\naxes:\n  np: 2\n  UCX_NOTE: [\"a\\nb; rm -rf /tmp/x\", plain]\n")
+                    + "}\naxes:\n  np: 2\n  UCX_NOTE: [\"a\\nb\", plain]\n")
+code, stdout, stderr = h.run_sweep(args, spec, "--dry-run")
+check(code == 2 and "axes.UCX_NOTE[0]: holds a control character (\\x0a)" in stderr,
+      f"a newline in an axis value: exit {code}: {stderr}")
+spec = h.write_spec(work, "name: paste\nenv: {" + ", ".join(f"{k}: {v}" for k, v in secrets.items())
+                    + "}\naxes:\n  np: 2\n  UCX_NOTE: [\"a'b; rm -rf /tmp/x\", plain]\n")
 code, stdout, stderr = h.run_sweep(args, spec, "--dry-run")
 launch_lines = [l for l in stdout.splitlines() if not l.startswith("#")]
 check(code == 0 and len(launch_lines) == stdout.count("# [") == 3,  # the baseline, 2 values
-      f"dry run with a newline: exit {code}, {len(launch_lines)} launch lines: {stdout} {stderr}")
+      f"dry run: exit {code}, {len(launch_lines)} launch lines: {stdout} {stderr}")
 for value in secrets.values():
     check(value not in stdout, f"--dry-run printed a secret ({value})")
 check(stdout.count("=\'<redacted>\'") >= 2 * len(secrets), f"secrets not redacted: {stdout[:800]}")
-check("UCX_NOTE=$'a\\nb; rm -rf /tmp/x'" in stdout, f"newline value not quoted: {stdout[:800]}")
+check("UCX_NOTE='a'\\''b; rm -rf /tmp/x'" in stdout, f"value not quoted: {stdout[:800]}")
 
 # A spec value that is not UTF-8 reaches the ranks and is kept, escaped, in records and manifest.
 byte_spec = os.path.join(work, "bytes.yaml")

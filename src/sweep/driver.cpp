@@ -225,12 +225,15 @@ LaunchStatus SweepRun::run_batch(const Batch& batch, const Members& members) {
 }
 
 void SweepRun::start(const Batch& batch, const Members& members, const Launch& launch) {
+  // One launch, one start time for every point it measures (to the millisecond, they would
+  // otherwise differ by the loop's own time).
+  const std::string started = utc_timestamp();
   for (std::size_t e : batch) {
     LaunchEntry& entry = manifest_.launches[e];
     remove_stale(store_, entry);
     entry.status = "running";
     entry.argv = redact_words(launch.argv);
-    entry.started_utc = utc_timestamp();
+    entry.started_utc = started;
     entry.tail.clear();
     entry.warnings.clear();
     entry.exit_code.reset();

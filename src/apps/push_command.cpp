@@ -12,6 +12,7 @@
 #include "apps/help_format.hpp"
 #include "core/errors.hpp"
 #include "core/timestamp.hpp"
+#include "report/escape.hpp"
 #include "report/tune.hpp"
 #include "store/results.hpp"
 
@@ -47,29 +48,14 @@ std::string label_path(const std::string& name, const std::string& value) {
   return "/" + name + "@base64/" + out;
 }
 
-// Text from outside (the gateway's answer, a URL as given) made safe for a terminal: control
-// characters and escape sequences as \xNN.
-std::string printable(std::string_view text) {
-  std::string out;
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte < 0x20 || byte == 0x7f) {
-      out += fmt::format("\\x{:02x}", byte);
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 // The URL with its user:password (if any) replaced, for every message that names it.
 std::string without_credentials(const std::string& url) {
   const std::size_t host_at = url.find("//");
-  if (host_at == std::string::npos) return printable(url);
+  if (host_at == std::string::npos) return control_escaped(url);
   const std::size_t path_at = url.find('/', host_at + 2);
   const std::size_t at = url.rfind('@', path_at);
-  if (at == std::string::npos || at < host_at) return printable(url);
-  return printable(url.substr(0, host_at + 2) + "***@" + url.substr(at + 1));
+  if (at == std::string::npos || at < host_at) return control_escaped(url);
+  return control_escaped(url.substr(0, host_at + 2) + "***@" + url.substr(at + 1));
 }
 
 std::string checked_gateway(std::string url) {
@@ -185,14 +171,14 @@ int push_command(const std::vector<std::string>& args) {
   if (status < 200 || status >= 300) {
     std::fprintf(stderr, "colltune: error: push: %s answered HTTP %ld: %s; nothing was pushed\n",
                  without_credentials(url).c_str(), status,
-                 printable(answer.substr(0, 300)).c_str());
+                 control_escaped(answer.substr(0, 300)).c_str());
     return 3;
   }
   std::size_t figures = 0;  // sample lines: every line but the # comments
   for (std::size_t at = 0; at < body.size(); at = body.find('\n', at) + 1)
     figures += body[at] != '#';
-  fmt::print("push: {} figures of {} to {} (job {}, host {})\n", figures, printable(d.source),
-             without_credentials(base), printable(job), printable(host));
+  fmt::print("push: {} figures of {} to {} (job {}, host {})\n", figures, control_escaped(d.source),
+             without_credentials(base), control_escaped(job), control_escaped(host));
   return 0;
 }
 

@@ -22,19 +22,32 @@ std::string html_escape(std::string_view text) {
       case '\'':
         out += "&#39;";
         break;
-      default: {
-        // XML 1.0 allows no control character but tab, newline and carriage return, not even
-        // as a reference: JUnit would stop parsing. Shown as \xNN text, as json_text does.
-        const auto byte = static_cast<unsigned char>(ch);
-        if ((byte < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') || byte == 0x7f) {
-          static constexpr char kHex[] = "0123456789abcdef";
-          out += "\\x";
-          out += kHex[byte >> 4];
-          out += kHex[byte & 15];
-        } else {
-          out += ch;
-        }
-      }
+      case '\t':
+      case '\n':
+      case '\r':
+        out += ch;
+        break;
+      default:
+        // XML 1.0 allows no other control character, not even as a reference: JUnit would
+        // stop parsing.
+        out += control_escaped(std::string_view(&ch, 1));
+    }
+  }
+  return out;
+}
+
+std::string control_escaped(std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  for (const char ch : text) {
+    const auto byte = static_cast<unsigned char>(ch);
+    if (byte < 0x20 || byte == 0x7f) {
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 15];
+    } else {
+      out += ch;
     }
   }
   return out;

@@ -10,6 +10,9 @@ namespace colltune {
 
 // & < > " ' as references; control characters XML forbids as \xNN text (valid HTML and XML).
 std::string html_escape(std::string_view text);
+// Text from outside made safe for a terminal: control characters (tab and newline too) and DEL
+// as \xNN text, escape sequences thereby inert; everything else as it was.
+std::string control_escaped(std::string_view text);
 // Backslash escapes (CommonMark), never HTML entities, so the .md reads as plain text: | ` * _
 // [ ] \ < and & always (no tag or entity can form), > at the start; newlines become spaces.
 std::string markdown_escape(std::string_view text);

@@ -235,6 +235,9 @@ MUTANTS = [
     ("src/apps/verify_command.cpp", "    for (std::size_t at = text.find(spec_path); at != std::string::npos;",
      "    for (std::size_t at = std::string::npos; at != std::string::npos;", "hostile",
      "verify's errors name a temporary spec that is gone"),
+    ("src/health/fleet_score.cpp", "const double others = std::max(all_squares - cell_squares[i], 0.0);",
+     "const double others = all_squares * static_cast<double>(c.df) / static_cast<double>(s.df);",
+     "HealthAlone", "a throttled node's erratic launches hide it from stage 1"),
 ]
 
 

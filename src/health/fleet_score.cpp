@@ -31,9 +31,26 @@ FleetScale score_against_fleet(std::vector<FleetCell>& cells,
     for (double v : unit_logs) deviations.push_back(std::abs(v - centre));
     s.between_sd = 1.4826 * median_of(deviations);
   }
-  for (FleetCell& c : cells) {
+  // Each cell is held against the launch noise of the others (an externally studentized test):
+  // a throttled node's own erratic launches (0.3 s to 8 s for one memcpy under a CPU quota) would
+  // otherwise widen the yardstick it is measured by, until a node 20x slower in every launch was
+  // neither an outlier nor significant.
+  std::vector<double> cell_squares(pooled.size());
+  std::vector<std::size_t> cell_df(pooled.size());
+  double all_squares = 0;
+  for (std::size_t i = 0; i < pooled.size(); ++i) {
+    const double sd = pooled_launch_sd({pooled[i]}, &cell_df[i]);
+    cell_squares[i] = sd * sd * static_cast<double>(cell_df[i]);
+    all_squares += cell_squares[i];
+  }
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    FleetCell& c = cells[i];
+    c.df = s.df - cell_df[i];
+    const double others = std::max(all_squares - cell_squares[i], 0.0);
+    c.launch_sd = c.df == 0 ? kMinLaunchSd
+                            : std::max(std::sqrt(others / static_cast<double>(c.df)), kMinLaunchSd);
     c.d = c.mean_log - fleet_log;
-    c.p = slower_than_fleet_p(c.d, s.launch_sd, c.launches, s.df);
+    c.p = slower_than_fleet_p(c.d, c.launch_sd, c.launches, c.df);
   }
   return s;
 }
@@ -51,7 +68,7 @@ FleetCall call_of(const FleetCell& cell, const FleetScale& scale, const HealthRu
   // of a few nodes comes out near 0 where their figures share pairs (4 nodes: each pair counts
   // for two, and 3 of the 4 node figures were one pair's), while pairs differed 22% on the same
   // shared cores for every one of their launches (a healthy namespace cluster named a node slow).
-  const double spread = std::max(scale.between_sd, scale.launch_sd);
+  const double spread = std::max(scale.between_sd, cell.launch_sd);
   const bool outlier = cell.d > kOutlierZ * spread;
   if (!below || !outlier) return FleetCall::kOk;
   return cell.adjusted < rule.alpha ? FleetCall::kSlow : FleetCall::kUndecided;

@@ -29,9 +29,11 @@ struct FleetCell {
   std::string metric;
   double mean_log = 0;  // mean over launches of log launch medians (seconds)
   int launches = 0;
-  double d = 0;         // log(unit time / fleet time): > 0 slower
-  double p = 1;         // one-sided p of "slower than the fleet" over launches
-  double adjusted = 1;  // p after Benjamini-Hochberg over every cell (adjust_for_many)
+  double d = 0;          // log(unit time / fleet time): > 0 slower
+  double p = 1;          // one-sided p of "slower than the fleet" over launches
+  double adjusted = 1;   // p after Benjamini-Hochberg over every cell (adjust_for_many)
+  double launch_sd = 0;  // the launch noise this cell is held against: every other cell's
+  std::size_t df = 0;    // launch_sd's degrees of freedom; 0: unknown, and p is 1
 };
 
 // How one metric's fleet spreads: its reference, the noise between launches, the spread
@@ -48,9 +50,9 @@ struct FleetScale {
 // is 0 (the noise is unknown).
 double slower_than_fleet_p(double d, double spread, int launches, std::size_t df);
 
-// Scores one metric's `cells` (pooled: their launches, in any order) against `fleet_log`, the
-// median the caller took of `unit_logs` (a figure per unit the fleet is made of). Sets each
-// cell's d and p and returns the scale.
+// Scores one metric's `cells` (pooled[i]: cells[i]'s launches) against `fleet_log`, the median
+// the caller took of `unit_logs` (a figure per unit the fleet is made of). Sets each cell's d,
+// launch_sd, df and p and returns the scale.
 FleetScale score_against_fleet(std::vector<FleetCell>& cells,
                                const std::vector<LaunchSamples>& pooled, double fleet_log,
                                const std::vector<double>& unit_logs);

@@ -90,7 +90,7 @@ std::vector<AloneVerdict> judge_alone(const std::vector<AloneFigures>& alone,
                          worst->adjusted,
                          std::exp(worst->mean_log),
                          std::exp(scale.fleet_log),
-                         scale.launch_sd,
+                         worst->launch_sd,
                          worst->launches,
                          scale.between_sd};
     }

@@ -87,7 +87,7 @@ HealthJudgement judge_health(const HealthInput& in, const HealthRule& rule) {
     e.p = c.adjusted;
     e.median_seconds = std::exp(c.mean_log);
     e.fleet_seconds = out.fleet_seconds[c.metric];
-    e.spread = out.spread[c.metric];
+    e.spread = c.launch_sd;
     e.launches = c.launches;
     e.between_sd = out.between_sd[c.metric];
     return e;

@@ -238,6 +238,19 @@ MUTANTS = [
     ("src/health/fleet_score.cpp", "const double others = std::max(all_squares - cell_squares[i], 0.0);",
      "const double others = all_squares * static_cast<double>(c.df) / static_cast<double>(s.df);",
      "HealthAlone", "a throttled node's erratic launches hide it from stage 1"),
+    ("src/report/size_bound.cpp", "  if (all.size() <= kMaxShownSizes) return all;", "  return all;",
+     "SizeBound", "a run of 10^6 sizes writes a 660 MB HTML page"),
+    ("src/report/size_bound.cpp", "    kept.insert(at == sizes.end() ? sizes.back() : *at);",
+     "    kept.insert(sizes[t * (sizes.size() - 1) / (kMaxShownSizes - 1)]);", "SizeBound",
+     "a linear scan's table shows only its largest decade"),
+    ("src/report/view.cpp", "    if (shown.count(v.bytes)) view.winners.push_back(std::move(row));",
+     "    view.winners.push_back(std::move(row));", "SizeBound",
+     "the winners table lists every one of 10^6 sizes"),
+    ("src/report/answer.cpp", "  if (open_ && (advice != advice_ || verdict != verdict_)) close();",
+     "  if (open_ && advice != advice_) close();", "Answer",
+     "a significant and an unsignificant range merge into one answer"),
+    ("src/report/size_bound.cpp", "  if (answer.lines.size() <= kMaxAnswerLines) return;", "  return;",
+     "SizeBound", "an answer of 10^6 alternating ranges"),
 ]
 
 

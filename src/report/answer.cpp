@@ -52,48 +52,64 @@ std::string advice_of(const WinnerRow& row, const PanelView& panel) {
 
 }  // namespace
 
-AnswerView answer_of(const PanelView& panel) {
-  AnswerView answer{
-      panel.shared.empty() ? panel.title : fmt::format("{} ({})", panel.title, panel.shared), {}};
-  const auto& rows = panel.winners;
-  for (std::size_t i = 0; i < rows.size();) {
-    const std::string advice = advice_of(rows[i], panel);
-    const std::string verdict = verdict_of(rows[i].significance);
-    std::size_t j = i;
-    while (j + 1 < rows.size() && advice_of(rows[j + 1], panel) == advice &&
-           verdict_of(rows[j + 1].significance) == verdict) {
-      ++j;
-    }
-    const std::string range = i == j ? rows[i].size : rows[i].size + "-" + rows[j].size;
-    std::string line = fmt::format("{}: {}", range, advice);
-    if (advice == rows[i].winner) {
-      // The gain over the range as its least and greatest, whatever order the sizes put them in.
-      double least = rows[i].gain_over_baseline, greatest = least;
-      for (std::size_t k = i; k <= j; ++k) {
-        least = std::min(least, rows[k].gain_over_baseline);
-        greatest = std::max(greatest, rows[k].gain_over_baseline);
-      }
-      line +=
-          fmt::format(", {} over the baseline",
-                      i == j ? rows[i].vs_baseline
-                             : fmt::format("{:+.1f}% to {:+.1f}%", least * 100, greatest * 100));
-    }
-    // How many others the kept baseline is tied with, over the range.
-    std::size_t fewest = SIZE_MAX, most = 0;
-    for (std::size_t k = i; k <= j; ++k) {
-      if (rows[k].contenders.empty() || rows[k].baselines_in_contention.empty()) continue;
-      fewest = std::min(fewest, rows[k].contenders.size() - 1);
-      most = std::max(most, rows[k].contenders.size() - 1);
-    }
-    if (most > 0) {
-      line += fewest == most ? fmt::format(", tied with {}", counted(most, "other"))
-                             : fmt::format(", tied with {} to {} others", fewest, most);
-    }
-    if (verdict != "only one configuration") line += " (" + verdict + ")";
-    answer.lines.push_back(std::move(line));
-    i = j + 1;
+AnswerBuilder::AnswerBuilder(const PanelView& panel)
+    : panel_(panel),
+      answer_{
+          panel.shared.empty() ? panel.title : fmt::format("{} ({})", panel.title, panel.shared),
+          {}} {}
+
+void AnswerBuilder::add(const WinnerRow& row) {
+  const std::string advice = advice_of(row, panel_);
+  const std::string verdict = verdict_of(row.significance);
+  if (open_ && (advice != advice_ || verdict != verdict_)) close();
+  if (!open_) {
+    open_ = true;
+    advice_ = advice, verdict_ = verdict;
+    first_size_ = row.size, first_vs_baseline_ = row.vs_baseline;
+    rows_ = 0;
+    least_ = greatest_ = row.gain_over_baseline;
+    fewest_ = SIZE_MAX, most_ = 0;
+    names_winner_ = advice == row.winner;
   }
-  return answer;
+  ++rows_;
+  last_size_ = row.size;
+  // The gain over the range as its least and greatest, whatever order the sizes put them in.
+  least_ = std::min(least_, row.gain_over_baseline);
+  greatest_ = std::max(greatest_, row.gain_over_baseline);
+  // How many others the kept baseline is tied with, over the range.
+  if (!row.contenders.empty() && !row.baselines_in_contention.empty()) {
+    fewest_ = std::min(fewest_, row.contenders.size() - 1);
+    most_ = std::max(most_, row.contenders.size() - 1);
+  }
+}
+
+void AnswerBuilder::close() {
+  const std::string range = rows_ == 1 ? first_size_ : first_size_ + "-" + last_size_;
+  std::string line = fmt::format("{}: {}", range, advice_);
+  if (names_winner_) {
+    line += fmt::format(", {} over the baseline",
+                        rows_ == 1
+                            ? first_vs_baseline_
+                            : fmt::format("{:+.1f}% to {:+.1f}%", least_ * 100, greatest_ * 100));
+  }
+  if (most_ > 0) {
+    line += fewest_ == most_ ? fmt::format(", tied with {}", counted(most_, "other"))
+                             : fmt::format(", tied with {} to {} others", fewest_, most_);
+  }
+  if (verdict_ != "only one configuration") line += " (" + verdict_ + ")";
+  answer_.lines.push_back(std::move(line));
+  open_ = false;
+}
+
+AnswerView AnswerBuilder::finish() {
+  if (open_) close();
+  return std::move(answer_);
+}
+
+AnswerView answer_of(const PanelView& panel) {
+  AnswerBuilder answer(panel);
+  for (const WinnerRow& row : panel.winners) answer.add(row);
+  return answer.finish();
 }
 
 }  // namespace colltune

@@ -214,10 +214,9 @@ std::vector<Comparison> compare(const Dataset& base, const Dataset& cand, const 
           "a slowdown beyond {:g}% is not ruled out: the 95% interval reaches {:.3f}; more "
           "launches a side narrow it",
           o.max_slowdown * 100, c.ratio_high);
-      const double floor_alone =
-          std::expm1(1.96 * o.noise_floor_sd *
-                     std::sqrt(1.0 / static_cast<double>(c.base_launches) +
-                               1.0 / static_cast<double>(c.cand_launches)));
+      const double floor_alone = std::expm1(1.96 * o.noise_floor_sd *
+                                            std::sqrt(1.0 / static_cast<double>(c.base_launches) +
+                                                      1.0 / static_cast<double>(c.cand_launches)));
       if (c.method == "noise floor" && floor_alone > o.max_slowdown) {
         c.note = fmt::format(
             "the noise floor ({}) is too wide to see a {:g}% slowdown: alone it makes the "

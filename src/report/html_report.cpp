@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "report/escape.hpp"
+#include "report/size_bound.hpp"
 #include "report/svg_chart.hpp"
 
 namespace colltune {
@@ -81,6 +82,8 @@ std::string render_html(const ReportView& v) {
           fmt::format("<p class=\"shared\">Every configuration here: {}</p>\n", e(panel.shared));
     if (!panel.key_note.empty())
       html += fmt::format("<p class=\"shared\">Names: {}</p>\n", e(panel.key_note));
+    if (const std::string note = shown_sizes_note(panel); !note.empty())
+      html += fmt::format("<p class=\"shared\">{}</p>\n", e(note));
     const std::vector<PanelView> parts = small_multiples(panel);
     for (const PanelView& part : parts) {
       if (parts.size() > 1) html += fmt::format("<h3>{}</h3>\n", e(part.title));

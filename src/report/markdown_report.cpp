@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "report/escape.hpp"
+#include "report/size_bound.hpp"
 
 namespace colltune {
 
@@ -40,6 +41,7 @@ std::string render_markdown(const ReportView& v) {
     if (!panel.shared.empty())
       md += fmt::format("Every configuration here: {}\n\n", e(panel.shared));
     if (!panel.key_note.empty()) md += fmt::format("Names: {}\n\n", e(panel.key_note));
+    if (const std::string note = shown_sizes_note(panel); !note.empty()) md += note + "\n\n";
     if (!panel.winners.empty()) {
       md +=
           "| size | winner | busbw (GB/s) | of ceiling | over runner-up | over baseline | "

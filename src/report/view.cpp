@@ -18,6 +18,7 @@
 #include "report/answer.hpp"
 #include "report/escape.hpp"
 #include "report/sampling_text.hpp"
+#include "report/size_bound.hpp"
 #include "report/straggler.hpp"
 
 namespace colltune {
@@ -169,7 +170,9 @@ std::map<std::string, std::string> short_labels(const Panel& panel, const Datase
   return out;
 }
 
-PanelView make_panel_view(const Panel& panel, const Dataset& d) {
+// The panel's view with its tables and charts cut to what a reader can scan (size_bound.hpp);
+// `answer` gets the answer, which reads every size.
+PanelView make_panel_view(const Panel& panel, const Dataset& d, AnswerView& answer) {
   PanelView view;
   view.title = panel.key.title();
   const auto short_label = short_labels(panel, d, view.shared, view.key_note);
@@ -211,9 +214,19 @@ PanelView make_panel_view(const Panel& panel, const Dataset& d) {
                                                             counted(labels.size(), "configuration"),
                                                             first_of(labels, 4)));
   }
+  const std::vector<SizeVerdict> verdicts = winners(panel, d);
+  std::set<std::uint64_t> sizes;
+  for (const SeriesView& s : view.series) {
+    for (const SeriesPoint& p : s.points) sizes.insert(p.bytes);
+  }
+  for (const SizeVerdict& v : verdicts) sizes.insert(v.bytes);
+  std::set<std::uint64_t> shown = sizes_to_show(sizes);
+  std::size_t change_rows = 0;
+  AnswerBuilder answer_rows(view);
   std::string previous;
-  for (const SizeVerdict& v : winners(panel, d)) {
+  for (const SizeVerdict& v : verdicts) {
     WinnerRow row;
+    row.bytes = v.bytes;
     row.size = format_bytes(v.bytes);
     // Only a significant winner is named: anything else is a guess.
     const bool named = v.significant || !v.runner_up;
@@ -255,12 +268,17 @@ PanelView make_panel_view(const Panel& panel, const Dataset& d) {
     // Crossovers only between winners the data supports.
     if (v.significant) {
       if (!previous.empty() && previous != row.winner) {
+        row.winner_changes = true;
         view.changes.push_back(fmt::format("at {}: {} -> {}", row.size, previous, row.winner));
       }
       previous = row.winner;
     }
-    view.winners.push_back(std::move(row));
+    answer_rows.add(row);
+    if (row.winner_changes && change_rows++ < kMaxShownChanges) shown.insert(v.bytes);
+    if (shown.count(v.bytes)) view.winners.push_back(std::move(row));
   }
+  if (!verdicts.empty()) answer = answer_rows.finish();
+  bound_panel(view, shown, sizes.size());
   return view;
 }
 
@@ -389,9 +407,13 @@ ReportView make_report_view(const Dataset& d) {
                                           "host; NCCL busbw is shown against it)",
                                           d.device_ceiling_gbps));
   }
-  for (const Panel& panel : build_panels(d)) view.panels.push_back(make_panel_view(panel, d));
-  for (const PanelView& panel : view.panels) {
-    if (!panel.winners.empty()) view.answers.push_back(answer_of(panel));
+  for (const Panel& panel : build_panels(d)) {
+    AnswerView answer;
+    view.panels.push_back(make_panel_view(panel, d, answer));
+    if (!view.panels.back().winners.empty()) {
+      bound_answer(answer);
+      view.answers.push_back(std::move(answer));
+    }
   }
   view.notes = d.notes;
   return view;

@@ -25,6 +25,7 @@ struct SeriesView {
 };
 
 struct WinnerRow {
+  std::uint64_t bytes = 0;
   std::string size;               // "64K"
   std::string winner;             // label
   std::string busbw;              // "12.34"
@@ -38,6 +39,7 @@ struct WinnerRow {
   // with it), and which of them are baselines: "keep the baseline" holds only if one is.
   std::vector<std::string> contenders;
   std::vector<std::string> baselines_in_contention;
+  bool winner_changes = false;  // a significant winner other than the previous significant one
 };
 
 struct PanelView {
@@ -50,6 +52,8 @@ struct PanelView {
   std::vector<WinnerRow> winners;
   std::vector<std::string> changes;  // "at 64K: A -> B"
   std::vector<std::string> skipped;  // "label: reason"
+  // Sizes measured, and shown in the table and charts (bound_panel_sizes; fewer on huge runs).
+  std::size_t sizes_total = 0, sizes_shown = 0;
 };
 
 struct FailureRow {

@@ -86,6 +86,19 @@ TEST(Answer, ATieHoldingTheBaselineKeepsItAndCountsTheOthersOverTheRange) {
             "8-128: keep the baseline, tied with 2 to 4 others (no significant difference)");
 }
 
+TEST(Answer, TheSameAdviceOnDifferentEvidenceIsTwoRanges) {
+  // "keep the baseline" at both sizes, but at 8 B the test ran and found nothing, at 64 B there
+  // were too few samples to test: two ranges, each with its own reason.
+  const auto answer =
+      answer_of(panel_of({unnamed("8", {"(no knob set)"}, {"(no knob set)"},
+                                  "no significant difference (adjusted p=0.4)"),
+                          unnamed("64", {"(no knob set)"}, {"(no knob set)"}, "too few samples")},
+                         1));
+  ASSERT_EQ(answer.lines.size(), 2u);
+  EXPECT_EQ(answer.lines[0], "8: keep the baseline (no significant difference)");
+  EXPECT_EQ(answer.lines[1], "64: keep the baseline (too few samples)");
+}
+
 TEST(Answer, WithSeveralPlacementsTheBaselineStillInContentionIsNamed) {
   // Two baselines (one per placement); at 32K only the core-bound one is left.
   const auto answer =

@@ -114,8 +114,8 @@ MUTANTS = [
      "report\\.(report_cli|golden)|interleave\\.np2", "a winner named without significance"),
     ("src/report/console_reporter.cpp", "constexpr double kNoisyCiWidth = 0.10;",
      "constexpr double kNoisyCiWidth = 0.50;", "ConsoleReporter", "noisy medians not marked"),
-    ("src/knobs/knob_scope.cpp", 'if (collective == "alltoall" || is_point_to_point_name(collective)) return false;',
-     "if (is_point_to_point_name(collective)) return false;", "KnobScope|report\\.golden",
+    ("src/knobs/knob_scope.cpp", "      if (nccl_algorithms_of(collective).empty()) return false;",
+     "      if (is_point_to_point_name(collective)) return false;", "KnobScope|report\\.golden",
      "NCCL_ALGO believed to change alltoall"),
     # The NCCL path (issue 27): what the unit and MPI tests must notice without a GPU.
     ("src/core/pattern_math.hpp", "e.bound = u * magnitude * (1 + growth)",
@@ -251,6 +251,15 @@ MUTANTS = [
      "a significant and an unsignificant range merge into one answer"),
     ("src/report/size_bound.cpp", "  if (answer.lines.size() <= kMaxAnswerLines) return;", "  return;",
      "SizeBound", "an answer of 10^6 alternating ranges"),
+    ("src/knobs/knob_scope.cpp", "  if (!invalid_usage || !algo_or_proto_set) return std::nullopt;",
+     "  if (!invalid_usage) return std::nullopt;", "KnobScope",
+     "NCCL with nothing to run at its own choice reads as a skipped setting"),
+    ("src/knobs/knob_scope.cpp", "      if (nccl_algorithms_of(collective).empty()) return false;",
+     "      if (collective == \"alltoall\" || is_point_to_point_name(collective)) return false;",
+     "KnobScope", "NCCL_ALGO points on gather, scatter and alltoallv measure the baseline again"),
+    ("src/core/validation.cpp", "std::memset(recv, poison_byte(c.dtype), counts.recv * element_bytes(c.dtype));",
+     "std::memset(recv, 0xFF, counts.recv * element_bytes(c.dtype));", "Validation",
+     "an int output never written passes where -1 was expected"),
 ]
 
 

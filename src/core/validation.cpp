@@ -136,9 +136,9 @@ std::optional<std::size_t> first_checked_element(const Collective& c, int nranks
 
 void fill_for(const Collective& c, int nranks, int rank, const Pattern& p, void* send, void* recv) {
   const BufferCounts counts = buffer_counts(c, nranks);
-  // 0xFF bytes are NaN for floats and unlikely values otherwise: an output the collective never
-  // wrote shows up as wrong.
-  std::memset(recv, 0xFF, counts.recv * element_bytes(c.dtype));
+  // A value no pattern holds (pattern.hpp): an output the collective never wrote shows up as
+  // wrong. 0xFF would be -1 in a signed integer, which the patterns do hold.
+  std::memset(recv, poison_byte(c.dtype), counts.recv * element_bytes(c.dtype));
   for (const Block& b : input_blocks(c, nranks, rank)) {
     fill_inputs(p, b.source_rank, b.first_index, offset(b.in_recv ? recv : send, b.offset, c.dtype),
                 b.count);

@@ -147,6 +147,17 @@ std::optional<std::string> nccl_algo_unusable(std::string_view value, std::strin
       value, collective, kernels, missing.empty() ? "" : "; ", fmt::join(missing, "; "));
 }
 
+std::optional<std::string> nccl_simulate_skip(bool invalid_usage, bool algo_or_proto_set,
+                                              std::string_view result,
+                                              std::string_view last_warning) {
+  // Without a knob set, NCCL's own choice has nothing to run: that is no setting to skip but a
+  // broken installation, and anything else (a connect, memory) may have left the communicator
+  // half set up.
+  if (!invalid_usage || !algo_or_proto_set) return std::nullopt;
+  return fmt::format("NCCL cannot run it here (asked with ncclGroupSimulateEnd): {} ({})", result,
+                     last_warning);
+}
+
 bool knob_affects(std::string_view knob, std::string_view value, std::string_view collective,
                   std::string_view backend) {
   const bool mpi = backend == "mpi", nccl = backend == "nccl";
@@ -163,8 +174,9 @@ bool knob_affects(std::string_view knob, std::string_view value, std::string_vie
   if (knob.starts_with("NCCL_")) {
     if (mpi) return false;
     if (knob == "NCCL_ALGO") {
-      // NCCL's alltoall and point-to-point are send/recv, which no algorithm choice reaches.
-      if (collective == "alltoall" || is_point_to_point_name(collective)) return false;
+      // NCCL's alltoall and point-to-point are send/recv, which no algorithm choice reaches;
+      // so are gather, scatter and alltoallv: only what has an algorithm table is reached.
+      if (nccl_algorithms_of(collective).empty()) return false;
       return names_collective(value, collective);
     }
     if (knob == "NCCL_PROTO") return names_collective(value, collective);

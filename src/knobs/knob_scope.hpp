@@ -32,6 +32,16 @@ std::optional<std::string> nccl_algo_unusable(std::string_view value, std::strin
                                               std::string_view dtype = "",
                                               std::string_view op = "");
 
+// What a failed ncclGroupSimulateEnd over ops NCCL accepted means: a skip reason ("NCCL cannot
+// run it here"), or nullopt for an error. NCCL's topoGetAlgoInfo ends "no algorithm/protocol"
+// with ncclInvalidUsage exactly when NCCL_ALGO or NCCL_PROTO is set, else ncclInternalError
+// (enqueue.cc, the same at 2.28.9, 2.29.7, 2.30.3 and 2.30.7), while its warning's wording
+// changed at 2.30.3 and again by 2.32: the code and the environment decide, `last_warning`
+// (ncclGetLastError) only explains. `result` is ncclGetErrorString's text.
+std::optional<std::string> nccl_simulate_skip(bool invalid_usage, bool algo_or_proto_set,
+                                              std::string_view result,
+                                              std::string_view last_warning);
+
 // True when at least one of `settings` (environment names, as a point's settings) that differs
 // from `baseline` may change `collective` on `backend`. Placement keys are ignored.
 bool settings_affect(const std::map<std::string, std::string>& settings,

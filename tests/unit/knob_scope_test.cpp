@@ -1,5 +1,6 @@
 #include "knobs/knob_scope.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 namespace colltune {
@@ -36,10 +37,40 @@ TEST(KnobScope, BackendsKeepTheirOwnKnobs) {
   EXPECT_TRUE(knob_affects("UCX_TLS", "rc", "allreduce", "nccl"));  // unknown families: anything
 }
 
+TEST(KnobScope, NoAlgorithmIsASkipByNcclsCodeWhateverItsWording) {
+  // The warning as NCCL 2.28.9/2.29.7, 2.30.3/2.30.7 and 2.32.6 word it (enqueue.cc; the 2.32.6
+  // library's strings): ncclInvalidUsage with NCCL_ALGO set is a skip under all three.
+  for (const char* warning :
+       {"Error : no algorithm/protocol available for function AllGather with datatype "
+        "ncclFloat32. NCCL_ALGO was set to Tree.",
+        "No algorithm/protocol available for function AllGather with datatype ncclFloat32. "
+        "NCCL_ALGO was set to Tree.",
+        "No algorithm/protocol nor symKernelId available for function AllGather"}) {
+    const auto skip = nccl_simulate_skip(true, true, "invalid usage", warning);
+    ASSERT_TRUE(skip.has_value()) << warning;
+    EXPECT_EQ(*skip, fmt::format("NCCL cannot run it here (asked with ncclGroupSimulateEnd): "
+                                 "invalid usage ({})",
+                                 warning));
+  }
+  // A genuine error stays one: an internal error whatever it says, and "no algorithm" with no
+  // knob set (NCCL's own choice has nothing to run: a broken installation, not a setting).
+  EXPECT_EQ(nccl_simulate_skip(false, true, "internal error", "Cuda failure 'out of memory'"),
+            std::nullopt);
+  EXPECT_EQ(nccl_simulate_skip(false, false, "internal error",
+                               "No algorithm/protocol available for function AllReduce"),
+            std::nullopt);
+  EXPECT_EQ(nccl_simulate_skip(true, false, "invalid usage", "no algorithm/protocol available"),
+            std::nullopt);
+}
+
 TEST(KnobScope, NcclAlgoReachesCollectivesItNames) {
   EXPECT_TRUE(knob_affects("NCCL_ALGO", "Tree", "allreduce", "nccl"));
   EXPECT_FALSE(knob_affects("NCCL_ALGO", "Tree", "alltoall", "nccl"));
   EXPECT_FALSE(knob_affects("NCCL_ALGO", "Ring", "sendrecv", "nccl"));
+  // NCCL builds gather, scatter and alltoallv from send/recv (collectives.cc): NCCL_ALGO is never
+  // read for them, so a point setting it there measures the baseline again.
+  for (const char* c : {"gather", "scatter", "alltoallv"})
+    EXPECT_FALSE(knob_affects("NCCL_ALGO", "Ring", c, "nccl")) << c;
   EXPECT_FALSE(knob_affects("NCCL_ALGO", "allreduce:tree", "broadcast", "nccl"));
   EXPECT_TRUE(knob_affects("NCCL_ALGO", "broadcast:ring;allreduce:tree", "allreduce", "nccl"));
   EXPECT_TRUE(knob_affects("NCCL_PROTO", "LL", "sendrecv", "nccl"));

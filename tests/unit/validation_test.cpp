@@ -151,6 +151,23 @@ TEST(Validation, UntouchedOutputIsWrong) {
   EXPECT_EQ(count_wrong_for(c, 4, 0, p, r.recv[0].data()), 16u);
 }
 
+TEST(Validation, UntouchedSignedOutputIsWrongEverywhere) {
+  // 0xFF bytes are -1 in a signed integer, a value the patterns hold (int8 spans -127..127): an
+  // element never written would then pass wherever -1 was expected. Every one must count.
+  for (const DType dtype : {DType::kInt8, DType::kInt32, DType::kInt64}) {
+    Collective c;
+    c.kind = CollKind::kAllgather;
+    c.dtype = dtype;
+    c.count = 4096;
+    const Pattern p(1, dtype, ReduceOp::kNone, 4);
+    const BufferCounts counts = buffer_counts(c, 4);
+    std::vector<char> send(counts.send * element_bytes(dtype)),
+        recv(counts.recv * element_bytes(dtype));
+    fill_for(c, 4, 0, p, send.data(), recv.data());  // no collective ran
+    EXPECT_EQ(count_wrong_for(c, 4, 0, p, recv.data()), 4u * 4096) << name(dtype);
+  }
+}
+
 TEST(Validation, BufferCounts) {
   Collective c;
   c.kind = CollKind::kReduceScatter;

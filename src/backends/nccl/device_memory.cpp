@@ -38,8 +38,9 @@ class CudaDeviceMemory : public DeviceMemory {
             void* recv) override {
     COLLTUNE_CUDA_CHECK(cudaSetDevice(ordinal_));
     const BufferCounts counts = buffer_counts(c, nranks);
-    // 0xFF, as on the host: an output the collective never wrote is wrong.
-    COLLTUNE_CUDA_CHECK(cudaMemsetAsync(recv, 0xFF, counts.recv * element_bytes(c.dtype), stream_));
+    // The dtype's poison, as on the host: an output the collective never wrote is wrong.
+    COLLTUNE_CUDA_CHECK(
+        cudaMemsetAsync(recv, poison_byte(c.dtype), counts.recv * element_bytes(c.dtype), stream_));
     for (const Block& b : input_blocks(c, nranks, rank)) {
       device_fill(c.dtype, element_at(b.in_recv ? recv : send, b.offset, c.dtype), b.count,
                   p.params(), b.source_rank, b.first_index, stream_);
@@ -64,10 +65,8 @@ class CudaDeviceMemory : public DeviceMemory {
   }
 
   void flip_byte(void* at) override {
-    unsigned char byte = 0;
-    COLLTUNE_CUDA_CHECK(cudaMemcpy(&byte, at, 1, cudaMemcpyDeviceToHost));
-    byte ^= 1;
-    COLLTUNE_CUDA_CHECK(cudaMemcpy(at, &byte, 1, cudaMemcpyHostToDevice));
+    COLLTUNE_CUDA_CHECK(cudaSetDevice(ordinal_));
+    flip_device_byte(at, stream_);
   }
 
  private:

@@ -75,4 +75,17 @@ void device_count_wrong(DType dtype, const void* buf, std::size_t count, const P
   throw_if_launch_failed("count_kernel");
 }
 
+void flip_device_byte(void* at, void* stream) {
+  // On the stream the op ran on: a synchronous copy goes on the legacy stream, which a
+  // non-blocking stream does not wait for, so it could read the byte before the op wrote it.
+  const auto s = static_cast<cudaStream_t>(stream);
+  unsigned char byte = 0;
+  cudaError_t err = cudaMemcpyAsync(&byte, at, 1, cudaMemcpyDeviceToHost, s);
+  if (err == cudaSuccess) err = cudaStreamSynchronize(s);
+  byte ^= 1;
+  if (err == cudaSuccess) err = cudaMemcpyAsync(at, &byte, 1, cudaMemcpyHostToDevice, s);
+  if (err == cudaSuccess) err = cudaStreamSynchronize(s);
+  if (err != cudaSuccess) throw CudaError(std::string("flipping a byte: ") + cudaGetErrorString(err));
+}
+
 }  // namespace colltune

@@ -20,4 +20,8 @@ void device_fill(DType dtype, void* dst, std::size_t count, const PatternParams&
 void device_count_wrong(DType dtype, const void* buf, std::size_t count, const PatternParams& p,
                         int source, std::uint64_t first, unsigned long long* wrong, void* stream);
 
+// --test-corrupt: flips the lowest bit of the device byte `at`, ordered after the work already
+// on `stream` (a cudaStream_t). Throws CudaError.
+void flip_device_byte(void* at, void* stream);
+
 }  // namespace colltune

@@ -169,8 +169,8 @@ void NcclCommunicator::fill(const Collective& c, Buffers& buffers, const Pattern
     char* const send = device.send(g, 0);
     char* const recv = device.recv(g, 0);
     COLLTUNE_CUDA_CHECK(cudaSetDevice(gpu.ordinal));
-    COLLTUNE_CUDA_CHECK(
-        cudaMemsetAsync(recv, 0xFF, counts.recv * element_bytes(c.dtype), gpu.stream));
+    COLLTUNE_CUDA_CHECK(cudaMemsetAsync(recv, poison_byte(c.dtype),
+                                        counts.recv * element_bytes(c.dtype), gpu.stream));
     for (const Block& b : input_blocks(c, n, gpu.rank)) {
       device_fill(c.dtype, element_at(b.in_recv ? recv : send, b.offset, c.dtype), b.count,
                   p.params(), b.source_rank, b.first_index, gpu.stream);
@@ -197,11 +197,7 @@ std::uint64_t NcclCommunicator::check(const Collective& c, Buffers& buffers, con
                     : recv;
     const auto at = first_checked_element(c, n, gpu.rank);
     if (corrupt_one && gpu.rank == corrupt_rank && at) {
-      char* const target = element_at(out, *at, c.dtype);
-      unsigned char byte = 0;
-      COLLTUNE_CUDA_CHECK(cudaMemcpy(&byte, target, 1, cudaMemcpyDeviceToHost));
-      byte ^= 1;
-      COLLTUNE_CUDA_CHECK(cudaMemcpy(target, &byte, 1, cudaMemcpyHostToDevice));
+      flip_device_byte(element_at(out, *at, c.dtype), gpu.stream);
     }
     COLLTUNE_CUDA_CHECK(cudaMemsetAsync(gpu.wrong, 0, sizeof(unsigned long long), gpu.stream));
     for (const Block& b : expected_blocks(c, n, gpu.rank)) {

@@ -1,10 +1,12 @@
 // Asking NCCL whether it can run a collective here, without running it.
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "backends/nccl/nccl_config.hpp"
 #include "backends/nccl/nccl_state.hpp"
 #include "core/env_switch.hpp"
+#include "knobs/knob_scope.hpp"
 
 namespace colltune {
 namespace {
@@ -63,15 +65,12 @@ std::optional<std::string> NcclCommunicator::probe(const Collective& c) {
   const ncclResult_t end = ncclGroupSimulateEnd(&sim);
   if (!failed.empty()) throw NcclError(failed);  // an argument NCCL refused: a bug, not a skip
   if (end == ncclSuccess) return std::nullopt;
-  // A skip only for NCCL's "no algorithm/protocol available" (enqueue.cc ~1848-1860). Anything
-  // else (a connect that failed, memory) may have left the communicator half set up: an error.
-  // ncclGetLastError is NCCL's last warning, process-wide.
+  // ncclGetLastError is NCCL's last warning, process-wide: the reason, not the decision.
   const std::string last = ncclGetLastError(impl_->gpus.front().comm);
-  if ((end == ncclInvalidUsage || end == ncclInternalError) &&
-      last.find("no algorithm/protocol available") != std::string::npos) {
-    return fmt::format("NCCL cannot run it here (asked with ncclGroupSimulateEnd): {} ({})",
-                       ncclGetErrorString(end), last);
-  }
+  const bool knob_set = std::getenv("NCCL_ALGO") != nullptr || std::getenv("NCCL_PROTO") != nullptr;
+  if (auto skip =
+          nccl_simulate_skip(end == ncclInvalidUsage, knob_set, ncclGetErrorString(end), last))
+    return skip;
   throw NcclError(
       fmt::format("ncclGroupSimulateEnd failed: {} ({})", ncclGetErrorString(end), last));
 }

@@ -12,6 +12,7 @@
 #include "backends/nccl/nccl_types.hpp"
 #include "core/env_switch.hpp"
 #include "core/errors.hpp"
+#include "core/nccl_version.hpp"
 #include "core/validation.hpp"
 #include "knobs/knob_scope.hpp"
 
@@ -40,10 +41,15 @@ NcclCommunicator::NcclCommunicator(MpiWorld& world, const BackendOptions& option
   impl_->world = &world;
   impl_->options = options;
   // Every rank must agree before any goes on, or the others would wait in the init forever.
-  const auto switch_error = nccl_env_switch_error(options.in_process_knobs);
-  if (world.sum_over_ranks(switch_error ? 1 : 0) > 0) {
-    throw ConfigError(switch_error.value_or(
-        "--interleave: another rank cannot switch these NCCL knobs (its line says why)"));
+  // An NCCL below the floor is said once, here, not as a symbol lookup error at the first probe.
+  int version = 0;
+  ncclGetVersion(&version);
+  auto refusal = nccl_below_floor(version);
+  if (!refusal) refusal = nccl_env_switch_error(options.in_process_knobs);
+  if (world.sum_over_ranks(refusal ? 1 : 0) > 0) {
+    throw ConfigError(refusal.value_or(
+        "another rank cannot run NCCL as asked (an older libnccl.so there, or knobs it cannot "
+        "switch: its line says why)"));
   }
   const std::vector<int> ordinals = choose_devices(world, options, "--backend nccl");
   require_free_memory(world, ordinals, options.in_process_knobs.size());
@@ -127,7 +133,7 @@ std::map<std::string, std::string> NcclCommunicator::library_versions() const {
     gpus += fmt::format("{}{} (bus {})", gpus.empty() ? "" : "; ", gpu.info.model, gpu.info.bus_id);
   }
   std::map<std::string, std::string> versions{
-      {"nccl", fmt::format("{}.{}.{}", nccl / 10000, (nccl / 100) % 100, nccl % 100)},
+      {"nccl", nccl_version_text(nccl)},
       {"cuda_runtime", fmt::format("{}.{}", runtime / 1000, (runtime % 1000) / 10)},
       {"cuda_driver", fmt::format("{}.{}", driver / 1000, (driver % 1000) / 10)},
       {"gpu", gpus}};

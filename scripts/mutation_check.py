@@ -260,6 +260,9 @@ MUTANTS = [
     ("src/core/validation.cpp", "std::memset(recv, poison_byte(c.dtype), counts.recv * element_bytes(c.dtype));",
      "std::memset(recv, 0xFF, counts.recv * element_bytes(c.dtype));", "Validation",
      "an int output never written passes where -1 was expected"),
+    ("src/core/nccl_version.hpp", "inline constexpr int kNcclFloorCode = 22203;",
+     "inline constexpr int kNcclFloorCode = 21903;", "NcclVersion",
+     "NCCL 2.21 accepted, to die at the first probe with a symbol lookup error"),
 ]
 
 

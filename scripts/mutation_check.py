@@ -263,6 +263,10 @@ MUTANTS = [
     ("src/core/nccl_version.hpp", "inline constexpr int kNcclFloorCode = 22203;",
      "inline constexpr int kNcclFloorCode = 21903;", "NcclVersion",
      "NCCL 2.21 accepted, to die at the first probe with a symbol lookup error"),
+    ("src/tuner_plugin/plugin.cpp",
+     "__attribute__((visibility(\"default\"))) ncclTuner_v7_t ncclTunerPlugin_v7 = {",
+     "static ncclTuner_v7_t ncclTunerPlugin_v7 = {", "TunerPlugin",
+     "NCCL 2.32 finds no v7 tuner and falls back a version"),
 ]
 
 

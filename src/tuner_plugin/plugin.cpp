@@ -148,8 +148,13 @@ ncclTunerResult_t finalize(void* context) noexcept {
 }  // namespace
 }  // namespace colltune
 
-// NCCL 2.28 looks these up newest first (src/plugin/tuner.cc); v3 and v4 serve 2.19-2.27.
+// NCCL looks these up newest first (src/plugin/tuner.cc): 2.32 from v7, 2.30 from v6, 2.28
+// from v5; v4 and v3 serve 2.22.3-2.27. No getChunkSize: NCCL keeps its own chunk size.
 extern "C" {
+__attribute__((visibility("default"))) ncclTuner_v7_t ncclTunerPlugin_v7 = {
+    colltune::kPluginName, colltune::init_v5, colltune::get_coll_info, colltune::finalize, nullptr};
+__attribute__((visibility("default"))) ncclTuner_v6_t ncclTunerPlugin_v6 = {
+    colltune::kPluginName, colltune::init_v5, colltune::get_coll_info, colltune::finalize, nullptr};
 __attribute__((visibility("default"))) ncclTuner_v5_t ncclTunerPlugin_v5 = {
     colltune::kPluginName, colltune::init_v5, colltune::get_coll_info, colltune::finalize};
 __attribute__((visibility("default"))) ncclTuner_v4_t ncclTunerPlugin_v4 = {

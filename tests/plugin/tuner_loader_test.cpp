@@ -64,6 +64,8 @@ class TunerPlugin : public ::testing::Test {
     const std::string name = std::string("libnccl-tuner-") + "colltune" + ".so";
     handle_ = dlopen((std::string(COLLTUNE_TUNER_DIR) + "/" + name).c_str(), RTLD_NOW | RTLD_LOCAL);
     ASSERT_NE(handle_, nullptr) << dlerror();
+    v7_ = static_cast<ncclTuner_v7_t*>(dlsym(handle_, "ncclTunerPlugin_v7"));
+    v6_ = static_cast<ncclTuner_v6_t*>(dlsym(handle_, "ncclTunerPlugin_v6"));
     v5_ = static_cast<ncclTuner_v5_t*>(dlsym(handle_, "ncclTunerPlugin_v5"));
     v4_ = static_cast<ncclTuner_v4_t*>(dlsym(handle_, "ncclTunerPlugin_v4"));
     v3_ = static_cast<ncclTuner_v3_t*>(dlsym(handle_, "ncclTunerPlugin_v3"));
@@ -104,6 +106,8 @@ class TunerPlugin : public ::testing::Test {
   }
 
   static inline void* handle_ = nullptr;
+  static inline ncclTuner_v7_t* v7_ = nullptr;
+  static inline ncclTuner_v6_t* v6_ = nullptr;
   static inline ncclTuner_v5_t* v5_ = nullptr;
   static inline ncclTuner_v4_t* v4_ = nullptr;
   static inline ncclTuner_v3_t* v3_ = nullptr;
@@ -147,6 +151,41 @@ TEST_F(TunerPlugin, NewestSymbolFirstAndEveryServedVersion) {
             ncclTunerSuccess);
   EXPECT_EQ(t, expected);
   EXPECT_EQ(v3_->destroy(ctx), ncclTunerSuccess);
+}
+
+TEST_F(TunerPlugin, V7AndV6ServeTheSameRuleAndLeaveTheChunkSizeToNccl) {
+  // NCCL 2.32 looks up ncclTunerPlugin_v7 first, 2.30 v6 (tuner.cc); both use the struct as it
+  // is, so getChunkSize must be NULL (NCCL's own chunk size, enqueue.cc) or a working function.
+  ASSERT_NE(v7_, nullptr);
+  ASSERT_NE(v6_, nullptr);
+  EXPECT_STREQ(v7_->name, "colltune");
+  EXPECT_STREQ(v6_->name, "colltune");
+  EXPECT_EQ(v7_->getChunkSize, nullptr);
+  EXPECT_EQ(v6_->getChunkSize, nullptr);
+  write(file_of(row("tree", "simple", "4")));
+  Table expected{};
+  for (auto& r : expected) r.fill(-1.0f);
+  expected[kTree][kSimple] = 12.0f;  // 10 + tree 0 x 3 + simple 2
+  for (ncclTuner_v6_t* tuner : {v7_, v6_}) {
+    // The constants NCCL passes are in/out; a v7 table is 5 compute capabilities of doubles
+    // after the latencies: a buffer larger than either, which the plugin must leave as it was.
+    std::array<unsigned char, 4096> constants;
+    constants.fill(0xA5);
+    const auto before = constants;
+    void* ctx = nullptr;
+    ASSERT_EQ(tuner->init(&ctx, 1, 8, 1, capture, nullptr,
+                          reinterpret_cast<ncclTunerConstants_v5_t*>(constants.data())),
+              ncclTunerSuccess);
+    Table t = nccl_table();
+    int channels = 0;
+    EXPECT_EQ(tuner->getCollInfo(ctx, kAllreduce, 1024, 1, reinterpret_cast<float**>(&t), kAlgos,
+                                 kProtos, 0, &channels),
+              ncclTunerSuccess);
+    EXPECT_EQ(t, expected);
+    EXPECT_EQ(channels, 4);
+    EXPECT_EQ(tuner->finalize(ctx), ncclTunerSuccess);
+    EXPECT_EQ(constants, before);
+  }
 }
 
 TEST_F(TunerPlugin, AlgorithmAndProtocolLeaveOneCellAndChannelsWhereMeasured) {

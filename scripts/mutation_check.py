@@ -267,6 +267,11 @@ MUTANTS = [
      "__attribute__((visibility(\"default\"))) ncclTuner_v7_t ncclTunerPlugin_v7 = {",
      "static ncclTuner_v7_t ncclTunerPlugin_v7 = {", "TunerPlugin",
      "NCCL 2.32 finds no v7 tuner and falls back a version"),
+    ("src/report/tune_plugin.cpp", "      agreed.emplace_back(bytes, same ? says.front().choice : \"\");",
+     "      agreed.emplace_back(bytes, says.front().choice);", "TunePlugin",
+     "float and half panels' rows overlap and the plugin refuses the whole file"),
+    ("src/report/tune_plugin.cpp", "        } else if (channels != \"-1\") {", "        } else if (false) {",
+     "TunePlugin", "a communicator-wide NCCL_MAX_CTAS becomes every call's nChannels"),
 ]
 
 

@@ -3,10 +3,13 @@
 // measured gain over the default at every size it covers.
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
-#include <tuple>
 
 #include "core/decision.hpp"
 #include "core/nccl_tuned_format.hpp"
@@ -44,26 +47,46 @@ std::optional<json> measured_gain(const Panel& panel, const SizeVerdict& v) {
 
 // What a row says, apart from its sizes.
 struct Choice {
-  std::string algorithm, protocol, channels, point;
+  std::string algorithm, protocol, point;
   int nodes = 0;
 };
+
+// One panel's say at one size: its choice key ("" for NCCL's default) and its measured gain.
+struct PanelSay {
+  std::string panel, choice;
+  std::optional<json> measured;
+};
+
+// The rows of one (collective, ranks): NCCL's getCollInfo knows the collective and the bytes,
+// never the dtype or op, so every panel of them speaks for every call. A size gets a row only
+// where every panel that measured it chose the same; where they differ NCCL keeps its default.
+// One sequence of sizes per group also means its rows never overlap, which the plugin requires.
+struct Group {
+  std::map<std::uint64_t, std::vector<PanelSay>> by_size;
+};
+
+// "tree/any on 1 node" for a not_written line.
+std::string said(const PanelSay& s, const std::map<std::string, Choice>& choice_of) {
+  if (s.choice.empty()) return s.panel + ": NCCL's default";
+  const Choice& c = choice_of.at(s.choice);
+  return fmt::format("{}: {}/{}", s.panel, c.algorithm, c.protocol);
+}
 
 }  // namespace
 
 std::string emit_nccl_plugin(const Dataset& d) {
   namespace tf = tuned_format;
   json rows = json::array(), not_written = json::array();
-  // One row per call: a second panel (another dtype or op) may not claim the same sizes.
-  std::set<std::tuple<std::string, int, int, std::uint64_t>> taken;
+  std::map<std::pair<std::string, int>, Group> groups;  // (collective, ranks)
+  std::map<std::string, Choice> choice_of;              // by its key
   for (const Panel& panel : build_panels(d)) {
     const std::string& coll = panel.key.collective;
     if (tf::id_of(tf::kCollectives, coll) < 0 || panel.key.in_place) continue;
-    std::vector<std::pair<std::uint64_t, std::string>> choices;
-    std::map<std::string, std::vector<const SizeVerdict*>> by_choice;
-    std::map<std::string, Choice> choice_of;  // by its key in `choices`
-    const std::vector<SizeVerdict> verdicts = winners(panel, d);
-    for (const SizeVerdict& v : verdicts) {
+    Group& group = groups[{coll, panel.key.nranks}];
+    for (const SizeVerdict& v : winners(panel, d)) {
       std::string choice;
+      const PointInfo* p = find_point(d, v.fastest);
+      const std::string label = p ? p->label : v.fastest;
       if (setting(d, v.fastest, "backend").value_or("") == "nccl" && v.significant &&
           !v.baseline_fastest) {
         const auto algo_value = setting(d, v.fastest, "NCCL_ALGO");
@@ -72,47 +95,71 @@ std::string emit_nccl_plugin(const Dataset& d) {
         const std::string proto = proto_value ? tuner_protocol(proto_value) : std::string(tf::kAny);
         const int nodes = hosts_of(d, v.fastest);
         const std::string channels = tuner_channels(d, v.fastest);
-        const PointInfo* p = find_point(d, v.fastest);
         if (algo.empty() || proto.empty() || nodes < 1) {
           not_written.push_back(fmt::format(
               "{} {} B: {} won, but it set a list or exclusion of NCCL_ALGO/NCCL_PROTO (or its "
               "node count is unknown): a row would force what was not measured",
-              coll, v.bytes, p ? p->label : v.fastest));
+              coll, v.bytes, label));
+        } else if (channels != "-1") {
+          // NCCL_MIN/MAX_CTAS and _NCHANNELS bound the whole communicator; a row's nChannels
+          // is taken per call as it is (enqueue.cc), past NCCL's reduction by size.
+          not_written.push_back(fmt::format(
+              "{} {} B: {} won with a channel limit for the whole communicator, which a row "
+              "cannot carry per size (--emit env writes it)",
+              coll, v.bytes, label));
         } else {
-          choice = fmt::format("{} {} {} {} {}", algo, proto, channels, nodes, v.fastest);
-          choice_of[choice] = {algo, proto, channels, v.fastest, nodes};
+          choice = fmt::format("{} {} {} {}", algo, proto, nodes, v.fastest);
+          choice_of[choice] = {algo, proto, v.fastest, nodes};
         }
       }
-      choices.emplace_back(v.bytes, choice);
-      if (!choice.empty()) by_choice[choice].push_back(&v);
+      group.by_size[v.bytes].push_back(
+          {panel.key.title(), choice, choice.empty() ? std::nullopt : measured_gain(panel, v)});
     }
-    for (const Range& r : ranges(choices)) {
+  }
+  for (const auto& [key, group] : groups) {
+    const auto& [coll, nranks] = key;
+    std::vector<std::pair<std::uint64_t, std::string>> agreed, disagreed;
+    for (const auto& [bytes, says] : group.by_size) {
+      const bool same = std::all_of(says.begin(), says.end(), [&](const PanelSay& s) {
+        return s.choice == says.front().choice;
+      });
+      agreed.emplace_back(bytes, same ? says.front().choice : "");
+      std::string why;
+      for (const PanelSay& s : says) why += (why.empty() ? "" : "; ") + said(s, choice_of);
+      disagreed.emplace_back(bytes, same ? "" : why);
+    }
+    for (const Range& r : ranges(disagreed)) {
+      if (r.choice.empty()) continue;
+      not_written.push_back(fmt::format(
+          "{} {}-{} B on {} ranks: the dtype/op panels disagree ({}), and NCCL's tuner sees "
+          "neither dtype nor op: NCCL's default",
+          coll, r.min_bytes, r.max_bytes, nranks, r.choice));
+    }
+    for (const Range& r : ranges(agreed)) {
       if (r.choice.empty()) continue;
       const Choice& c = choice_of.at(r.choice);
-      if (!taken.insert({coll, c.nodes, panel.key.nranks, r.min_bytes}).second) {
-        not_written.push_back(fmt::format("{} {}-{} B ({}): another panel's row has these sizes",
-                                          coll, r.min_bytes, r.max_bytes, panel.key.title()));
-        continue;
-      }
       json measured = json::array();
-      for (const SizeVerdict* v : by_choice[r.choice]) {
-        if (v->bytes < r.min_bytes || v->bytes > r.max_bytes) continue;
-        if (auto m = measured_gain(panel, *v)) measured.push_back(*m);
+      std::set<std::string> panels;
+      for (auto it = group.by_size.lower_bound(r.min_bytes);
+           it != group.by_size.end() && it->first <= r.max_bytes; ++it) {
+        for (const PanelSay& s : it->second) {
+          panels.insert(s.panel);
+          if (s.measured) measured.push_back(*s.measured);
+        }
       }
       const PointInfo* p = find_point(d, c.point);
-      rows.push_back(
-          {{"collective", coll},
-           {"min_bytes", r.min_bytes},
-           {"max_bytes", r.max_bytes},
-           {"nnodes", c.nodes},
-           {"nranks", panel.key.nranks},
-           {"algorithm", c.algorithm},
-           {"protocol", c.protocol},
-           {"channels", c.channels == "-1" ? json(tf::kAny) : json(std::stoi(c.channels))},
-           {"measured_on", panel.key.title()},
-           {"measured", measured},
-           {"point", p ? p->label : c.point},
-           {"point_id", c.point}});
+      rows.push_back({{"collective", coll},
+                      {"min_bytes", r.min_bytes},
+                      {"max_bytes", r.max_bytes},
+                      {"nnodes", c.nodes},
+                      {"nranks", nranks},
+                      {"algorithm", c.algorithm},
+                      {"protocol", c.protocol},
+                      {"channels", tf::kAny},
+                      {"measured_on", fmt::format("{}", fmt::join(panels, "; "))},
+                      {"measured", measured},
+                      {"point", p ? p->label : c.point},
+                      {"point_id", c.point}});
     }
   }
   const json doc{{"format", tf::kFormat},

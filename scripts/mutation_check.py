@@ -272,6 +272,12 @@ MUTANTS = [
      "float and half panels' rows overlap and the plugin refuses the whole file"),
     ("src/report/tune_plugin.cpp", "        } else if (channels != \"-1\") {", "        } else if (false) {",
      "TunePlugin", "a communicator-wide NCCL_MAX_CTAS becomes every call's nChannels"),
+    ("src/knobs/knob_scope.cpp", "    if (shape.pat_enable != \"1\" && shape.gpus_per_node > 1)",
+     "    if (false)", "KnobScope", "NCCL_ALGO=PAT under -g 2 fails the group, exit 1"),
+    ("src/knobs/knob_scope.cpp", "  if (nvls && !allows_simple(shape.proto, collective)) {",
+     "  if (false) {", "KnobScope", "NVLS with NCCL_PROTO=LL fails the group, exit 1"),
+    ("src/knobs/knob_scope.cpp", "  if (!shape.can_probe && !any_certain) {", "  if (false) {",
+     "KnobScope", "NCCL_ALGO=NVLS on a non-blocking communicator kills it where NVLS is missing"),
 ]
 
 

@@ -97,23 +97,53 @@ bool nvls_reduces(std::string_view dtype, std::string_view op) {
   return (dtype == "float" || dtype == "double") && op == "sum";
 }
 
-// Why NCCL has no kernel of `algorithm` for this (collective, type, op), or empty.
-std::string kernel_missing(std::string_view algorithm, std::string_view collective,
-                           std::string_view dtype, std::string_view op) {
+// Whether NCCL_PROTO=`proto` leaves `collective` the Simple protocol.
+bool allows_simple(std::string_view proto, std::string_view collective) {
+  const auto list = list_for(proto, collective);
+  if (!list || list->empty()) return true;
+  const bool exclude = list->front() == '^';
+  const bool named =
+      ("," + list->substr(exclude ? 1 : 0) + ",").find(",simple,") != std::string::npos;
+  return exclude != named;
+}
+
+// Why NCCL cannot run `algorithm` for this (collective, type, op) on `shape`, or empty.
+std::string algorithm_missing(std::string_view algorithm, std::string_view collective,
+                              std::string_view dtype, std::string_view op, const NcclShape& shape) {
   const bool reduces = collective == "allreduce" || collective == "reduce_scatter";
-  if ((algorithm == "nvls" || algorithm == "nvlstree") && reduces && !dtype.empty() &&
-      !nvls_reduces(dtype, op)) {
+  const bool nvls = algorithm == "nvls" || algorithm == "nvlstree";
+  if (nvls && reduces && !dtype.empty() && !nvls_reduces(dtype, op)) {
     return fmt::format("{} has no {} {} kernel", algorithm, dtype, op);
   }
-  // enqueue.cc: PAT reduce_scatter cannot scale (no premultiplied sum nor sum then divide).
-  if (algorithm == "pat" && collective == "reduce_scatter" && op == "avg") return "pat has no avg";
+  // tuning.cc: NVLS and NVLSTree run the Simple protocol only.
+  if (nvls && !allows_simple(shape.proto, collective)) {
+    return fmt::format("{} runs Simple only, which NCCL_PROTO={} rules out", algorithm,
+                       shape.proto);
+  }
+  if (algorithm == "pat") {
+    // enqueue.cc: PAT reduce_scatter cannot scale (no premultiplied sum nor sum then divide).
+    if (collective == "reduce_scatter" && op == "avg") return "pat has no avg";
+    if (shape.pat_enable == "0") return "pat is off (NCCL_PAT_ENABLE=0)";
+    // tuning.cc ncclPatEnable: "PAT only supports 1 GPU per node", unless forced on.
+    if (shape.pat_enable != "1" && shape.gpus_per_node > 1)
+      return fmt::format("pat needs one GPU per node, and this communicator has {} on a node",
+                         shape.gpus_per_node);
+  }
   return "";
+}
+
+// Algorithms whose availability depends on the system (NVLS hardware, CollNet, nodes): only
+// asking NCCL tells.
+bool depends_on_system(std::string_view algorithm) {
+  return algorithm == "nvls" || algorithm == "nvlstree" || algorithm == "collnetdirect" ||
+         algorithm == "collnetchain";
 }
 
 }  // namespace
 
 std::optional<std::string> nccl_algo_unusable(std::string_view value, std::string_view collective,
-                                              std::string_view dtype, std::string_view op) {
+                                              std::string_view dtype, std::string_view op,
+                                              const NcclShape& shape) {
   const auto& supported = nccl_algorithms_of(collective);
   const auto list = list_for(value, collective);
   if (supported.empty() || !list || list->empty()) return std::nullopt;
@@ -132,19 +162,30 @@ std::optional<std::string> nccl_algo_unusable(std::string_view value, std::strin
     return std::find(named.begin(), named.end(), a) != named.end();
   };
   std::vector<std::string> missing;
-  bool any_left = false;
+  bool any_left = false, any_certain = false;
   for (const auto& a : supported) {
     if (exclude == is_named(a)) continue;  // ruled out by the value
-    const std::string why = kernel_missing(a, collective, dtype, op);
+    const std::string why = algorithm_missing(a, collective, dtype, op, shape);
     if (why.empty()) any_left = true;
+    if (why.empty() && !depends_on_system(a)) any_certain = true;
     if (!why.empty()) missing.push_back(why);
   }
-  if (any_left) return std::nullopt;
   std::string kernels;
   for (const auto& a : supported) kernels += (kernels.empty() ? "" : " ") + a;
-  return fmt::format(
-      "NCCL_ALGO={} leaves {} no algorithm NCCL has (it has {}{}{}), and NCCL fails such a call",
-      value, collective, kernels, missing.empty() ? "" : "; ", fmt::join(missing, "; "));
+  if (!any_left) {
+    return fmt::format(
+        "NCCL_ALGO={} leaves {} no algorithm NCCL can run (it has {}{}{}), and NCCL fails such a "
+        "call",
+        value, collective, kernels, missing.empty() ? "" : "; ", fmt::join(missing, "; "));
+  }
+  if (!shape.can_probe && !any_certain) {
+    return fmt::format(
+        "NCCL_ALGO={} leaves {} only algorithms whether NCCL can run them here only NCCL knows, "
+        "and a non-blocking communicator cannot ask it without running the op (a failure there "
+        "ends the communicator); measure it with --nccl-blocking 1",
+        value, collective);
+  }
+  return std::nullopt;
 }
 
 std::optional<std::string> nccl_simulate_skip(bool invalid_usage, bool algo_or_proto_set,

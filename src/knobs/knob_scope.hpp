@@ -19,18 +19,28 @@ namespace colltune {
 bool knob_affects(std::string_view knob, std::string_view value, std::string_view collective,
                   std::string_view backend);
 
+// What the static table knows of the communicator an NCCL_ALGO value meets.
+struct NcclShape {
+  int gpus_per_node = 0;   // the most ranks (GPUs) of the communicator on one node; 0: unknown
+  std::string proto;       // NCCL_PROTO in force ("" unset)
+  std::string pat_enable;  // NCCL_PAT_ENABLE in force ("" unset: NCCL's 2, decide)
+  bool can_probe = true;   // false: NCCL cannot be asked without running the op
+};
+
 // Why NCCL_ALGO=`value` leaves `collective` (colltune's names, as are `dtype` and `op`; empty
-// when not a reduction) no algorithm NCCL has a kernel for, or nullopt when one remains or
-// NCCL_ALGO does not apply to it. NCCL 2.28 then fails the call (ncclInvalidUsage) instead of
-// falling back, so such a collective is a skip, not a run. Per NCCL's src/device/generate.py
-// (algos_of_coll): broadcast and reduce Ring only; allgather and reduce_scatter Ring,
-// CollnetDirect, NVLS, PAT; allreduce all but PAT; NVLS and NVLSTree reduce only the types
-// and ops of device.h ncclNvlsSupported; PAT reduce_scatter has no avg. This is the fast
-// first filter: what depends on the system (PAT with one GPU per node, NVLSTree across nodes,
-// CollNet) only NCCL's own probe knows (the NCCL backend asks it).
+// when not a reduction) no algorithm NCCL can run, or nullopt when one remains or NCCL_ALGO does
+// not apply to it. NCCL then fails the call (ncclInvalidUsage) instead of falling back, so such a
+// collective is a skip, not a run. Per NCCL's src/device/generate.py (algos_of_coll): broadcast
+// and reduce Ring only; allgather and reduce_scatter Ring, CollnetDirect, NVLS, PAT; allreduce
+// all but PAT; NVLS and NVLSTree reduce only the types and ops of device.h ncclNvlsSupported; PAT
+// reduce_scatter has no avg. And per tuning.cc, from `shape`: PAT only with one GPU per node
+// (ncclPatEnable, unless NCCL_PAT_ENABLE=1; never with 0), NVLS and NVLSTree with Simple only.
+// What depends on the system (NVLS hardware, NVLSTree across nodes, CollNet) only NCCL's own
+// probe knows; where it cannot be asked (!shape.can_probe), an algorithm list of only those is
+// refused too, with why.
 std::optional<std::string> nccl_algo_unusable(std::string_view value, std::string_view collective,
-                                              std::string_view dtype = "",
-                                              std::string_view op = "");
+                                              std::string_view dtype = "", std::string_view op = "",
+                                              const NcclShape& shape = {});
 
 // What a failed ncclGroupSimulateEnd over ops NCCL accepted means: a skip reason ("NCCL cannot
 // run it here"), or nullopt for an error. NCCL's topoGetAlgoInfo ends "no algorithm/protocol"

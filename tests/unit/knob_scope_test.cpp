@@ -63,6 +63,52 @@ TEST(KnobScope, NoAlgorithmIsASkipByNcclsCodeWhateverItsWording) {
             std::nullopt);
 }
 
+TEST(KnobScope, PatNeedsOneGpuPerNodeAndNvlsSimpleByTheShape) {
+  // tuning.cc: ncclPatEnable is 0 where nNodes != nRanks unless NCCL_PAT_ENABLE says otherwise;
+  // NVLS and NVLSTree skip every protocol but Simple.
+  const auto on = [](int gpus, std::string pat = "") {
+    NcclShape s;
+    s.gpus_per_node = gpus;
+    s.pat_enable = std::move(pat);
+    return s;
+  };
+  const auto pat2 = nccl_algo_unusable("PAT", "allgather", "float", "", on(2));
+  ASSERT_TRUE(pat2.has_value());
+  EXPECT_NE(pat2->find("pat needs one GPU per node, and this communicator has 2 on a node"),
+            std::string::npos)
+      << *pat2;
+  EXPECT_EQ(nccl_algo_unusable("PAT", "allgather", "float", "", on(1)), std::nullopt);
+  EXPECT_EQ(nccl_algo_unusable("PAT", "allgather", "float", "", on(2, "1")), std::nullopt);
+  EXPECT_NE(nccl_algo_unusable("PAT", "allgather", "float", "", on(1, "0")), std::nullopt);
+  EXPECT_EQ(nccl_algo_unusable("PAT,Ring", "allgather", "float", "", on(8)), std::nullopt);
+
+  NcclShape ll;
+  ll.proto = "LL";
+  const auto nvls_ll = nccl_algo_unusable("NVLS", "allreduce", "float", "sum", ll);
+  ASSERT_TRUE(nvls_ll.has_value());
+  EXPECT_NE(nvls_ll->find("nvls runs Simple only, which NCCL_PROTO=LL rules out"),
+            std::string::npos)
+      << *nvls_ll;
+  EXPECT_EQ(nccl_algo_unusable("NVLS,Ring", "allreduce", "float", "sum", ll), std::nullopt);
+  for (const char* proto : {"Simple", "^LL", "allgather:LL", ""}) {
+    NcclShape s;
+    s.proto = proto;
+    EXPECT_EQ(nccl_algo_unusable("NVLS", "allreduce", "float", "sum", s), std::nullopt) << proto;
+  }
+  NcclShape no_simple;
+  no_simple.proto = "^Simple";
+  EXPECT_NE(nccl_algo_unusable("NVLS", "allgather", "", "", no_simple), std::nullopt);
+
+  // Whether NVLS exists here only NCCL knows; a non-blocking communicator cannot ask it.
+  NcclShape blind;
+  blind.can_probe = false;
+  const auto nvls = nccl_algo_unusable("NVLS", "allreduce", "float", "sum", blind);
+  ASSERT_TRUE(nvls.has_value());
+  EXPECT_NE(nvls->find("--nccl-blocking 1"), std::string::npos) << *nvls;
+  EXPECT_EQ(nccl_algo_unusable("NVLS,Ring", "allreduce", "float", "sum", blind), std::nullopt);
+  EXPECT_EQ(nccl_algo_unusable("Tree", "allreduce", "float", "sum", blind), std::nullopt);
+}
+
 TEST(KnobScope, NcclAlgoReachesCollectivesItNames) {
   EXPECT_TRUE(knob_affects("NCCL_ALGO", "Tree", "allreduce", "nccl"));
   EXPECT_FALSE(knob_affects("NCCL_ALGO", "Tree", "alltoall", "nccl"));
@@ -81,7 +127,7 @@ TEST(KnobScope, AnNcclAlgoWithoutAKernelForTheCollectiveIsASkip) {
   // NCCL's src/device/generate.py: Tree exists for allreduce only, PAT not for allreduce.
   EXPECT_EQ(nccl_algo_unusable("Tree", "allreduce"), std::nullopt);
   EXPECT_EQ(nccl_algo_unusable("Tree", "broadcast"),
-            "NCCL_ALGO=Tree leaves broadcast no algorithm NCCL has (it has ring), and NCCL "
+            "NCCL_ALGO=Tree leaves broadcast no algorithm NCCL can run (it has ring), and NCCL "
             "fails such a call");
   EXPECT_NE(nccl_algo_unusable("Tree", "allgather"), std::nullopt);
   EXPECT_EQ(nccl_algo_unusable("Tree,Ring", "allgather"), std::nullopt);

@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <exception>
+#include <map>
+#include <string_view>
 #include <thread>
 
 #include "backends/nccl/event_timer.hpp"
@@ -55,6 +57,10 @@ NcclCommunicator::NcclCommunicator(MpiWorld& world, const BackendOptions& option
   require_free_memory(world, ordinals, options.in_process_knobs.size());
   const int per_process = static_cast<int>(ordinals.size());
   impl_->nranks = world.size() * per_process;
+  std::map<std::string, int> per_host;
+  for (const std::string& host : world.all_gather(world.host())) per_host[host] += per_process;
+  for (const auto& [host, gpus] : per_host)
+    impl_->gpus_per_node = std::max(impl_->gpus_per_node, gpus);
   for (int i = 0; i < per_process; ++i) {
     Gpu gpu;
     gpu.ordinal = ordinals[static_cast<std::size_t>(i)];
@@ -190,20 +196,29 @@ std::optional<std::string> NcclCommunicator::unsupported(const Collective& c) co
   if (c.in_place && (c.kind == CollKind::kAlltoall || c.kind == CollKind::kSendrecv)) {
     return "NCCL send/recv cannot overlap their buffers (no in-place form)";
   }
-  // The NCCL_ALGO this communicator was created under: its interleaved setting, else the launch
-  // environment's ("default" is that too).
-  std::optional<std::string> algo;
-  const auto& knobs = impl_->options.in_process_knobs;
-  if (const auto it = knobs.find("NCCL_ALGO"); it != knobs.end() && it->second != "default") {
-    algo = it->second;
-  } else if (const char* env = std::getenv("NCCL_ALGO"); env != nullptr && *env != '\0') {
-    algo = env;
-  }
-  if (algo) {
-    return nccl_algo_unusable(*algo, name(c.kind), name(c.dtype),
-                              is_reduction(c.kind) ? name(c.op) : std::string_view());
+  if (const std::string algo = impl_->knob_value("NCCL_ALGO"); !algo.empty()) {
+    const NcclShape shape{impl_->gpus_per_node, impl_->knob_value("NCCL_PROTO"),
+                          impl_->knob_value("NCCL_PAT_ENABLE"), impl_->can_probe()};
+    return nccl_algo_unusable(algo, name(c.kind), name(c.dtype),
+                              is_reduction(c.kind) ? name(c.op) : std::string_view(), shape);
   }
   return std::nullopt;
+}
+
+std::string NcclCommunicator::Impl::knob_value(const char* knob) const {
+  const auto& knobs = options.in_process_knobs;
+  if (const auto it = knobs.find(knob); it != knobs.end() && it->second != "default")
+    return it->second;
+  const char* env = std::getenv(knob);
+  return env != nullptr ? env : "";
+}
+
+bool NcclCommunicator::Impl::can_probe() const {
+  const bool blocking =
+      effective_nccl_config(options, [](const char* name) { return std::getenv(name); }).blocking;
+  const char* shared_registration = std::getenv("NCCL_SINGLE_PROC_MEM_REG_ENABLE");
+  return blocking && (gpus.size() == 1 || shared_registration == nullptr ||
+                      std::string_view(shared_registration) == "0");
 }
 
 std::unique_ptr<Buffers> NcclCommunicator::allocate(const Collective& c, std::size_t sets) {

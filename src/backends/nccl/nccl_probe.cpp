@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "backends/nccl/nccl_config.hpp"
 #include "backends/nccl/nccl_state.hpp"
 #include "core/env_switch.hpp"
 #include "knobs/knob_scope.hpp"
@@ -26,15 +25,11 @@ constexpr std::size_t kProbeBytes = 1 << 16;
 
 std::optional<std::string> NcclCommunicator::probe(const Collective& c) {
   // ncclGroupSimulateEnd goes through NCCL's own algorithm selection and launches nothing
-  // (group.cc ~114, enqueue.cc ~1848). Not on one rank (the op runs at once, enqueue.cc ~2569)
-  // nor on a non-blocking communicator, whose group end launches for real (group.cc ~642).
-  const bool blocking = effective_nccl_config(impl_->options, [](const char* name) {
-                          return std::getenv(name);
-                        }).blocking;
-  // One GPU per process only: with several communicators in one group, a failed group can set
-  // every one's abort flag (group.cc ~433), leaving them aborted unseen; -g N keeps to the table.
-  if (!selects_algorithm(c.kind) || impl_->nranks < 2 || !blocking || impl_->gpus.size() != 1)
-    return std::nullopt;
+  // (group.cc ~114, enqueue.cc ~1848). Not on one rank (the op runs at once, enqueue.cc ~2569),
+  // nor where can_probe says NCCL cannot be asked (a non-blocking communicator's group end
+  // launches for real, group.cc ~642). With -g N the group holds the process's communicators:
+  // they run the same op under the same environment, so the first fails before any queues work.
+  if (!selects_algorithm(c.kind) || impl_->nranks < 2 || !impl_->can_probe()) return std::nullopt;
   if (impl_->probe_scratch.empty()) {
     for (const Gpu& gpu : impl_->gpus) {
       COLLTUNE_CUDA_CHECK(cudaSetDevice(gpu.ordinal));

@@ -89,6 +89,7 @@ struct NcclCommunicator::Impl {
   BackendOptions options;
   std::vector<Gpu> gpus;
   int nranks = 1;
+  int gpus_per_node = 0;                  // the most ranks of the communicator on one host
   std::set<DeviceBuffers*> live_buffers;  // allocated here and not yet freed
   std::vector<char*> probe_scratch;       // per GPU, for probe(); freed with the communicator
 
@@ -113,6 +114,13 @@ struct NcclCommunicator::Impl {
   // Aborts every communicator, after destroying the graphs that hold them: after a timeout or an
   // asynchronous error nothing may wait on them.
   void abort_all();
+  // The setting in force for `knob`: this communicator's interleaved value, else the launch
+  // environment's ("default" is that too); "" when unset.
+  std::string knob_value(const char* knob) const;
+  // Whether ncclGroupSimulateEnd can ask NCCL about an op without running it or risking the
+  // communicators: blocking ones only, and over several of one process only without
+  // NCCL_SINGLE_PROC_MEM_REG_ENABLE (group.cc: then a failing job aborts every one).
+  bool can_probe() const;
 };
 
 // The GPUs this process drives: -g of them from --device, or from local rank x -g. Throws

@@ -2,7 +2,8 @@
 # Usage: scripts/gpu-bundle.sh [DIR]   (DIR defaults to gpu-bundle/)
 # Packs colltune for a GPU host that has the NVIDIA driver and NCCL (the CUDA prefix or the
 # nvidia-nccl-cu13 wheel) but none of the Debian libraries colltune builds with: the MPI build
-# (build/src/colltune), the build without MPI (colltune-nompi, for hosts without Open MPI), and
+# (build/src/colltune), the build without MPI (colltune-nompi, for hosts without Open MPI), the
+# NCCL tuner plugin beside them (libnccl-tuner-colltune.so, where verify looks for it), and
 # in lib/ every shared library they need except glibc's, the driver's and NCCL (about 200 MiB,
 # left to the host). The CUDA runtime is linked in. Both binaries carry RUNPATH $ORIGIN/lib and
 # nothing else (the build's RPATH names this machine's CUDA prefix, which would load this
@@ -19,12 +20,14 @@ if ! build/src/colltune --version | grep -q " nccl"; then
   exit 2
 fi
 # Up to date with the sources; colltune-nompi is built beside colltune from the same libraries.
-cmake --build build --target colltune colltune-nompi >/dev/null
+cmake --build build --target colltune colltune-nompi nccl-tuner-colltune >/dev/null
 rm -rf "$out"
 mkdir -p "$out/lib"
 cp build/src/colltune "$out/colltune"
 cp build/src/colltune-nompi "$out/colltune-nompi"
-for bin in "$out/colltune" "$out/colltune-nompi"; do
+cp build/src/libnccl-tuner-colltune.so "$out/libnccl-tuner-colltune.so"
+bins=("$out/colltune" "$out/colltune-nompi" "$out/libnccl-tuner-colltune.so")
+for bin in "${bins[@]}"; do
   ldd "$bin" | awk '$3 ~ /^\// {print $3}'
 done | sort -u | while read -r lib; do
   case "$(basename "$lib")" in
@@ -33,12 +36,12 @@ done | sort -u | while read -r lib; do
     *) cp -L "$lib" "$out/lib/" ;;
   esac
 done
-strip --strip-debug "$out"/colltune "$out"/colltune-nompi "$out"/lib/*  # the carry is size-limited
+strip --strip-debug "${bins[@]}" "$out"/lib/*  # the carry is size-limited
 # RUNPATH, not RPATH: searched after LD_LIBRARY_PATH, so the host's NCCL (the wheel's, found by
 # gpu-check.sh) is the one loaded.
-for bin in "$out/colltune" "$out/colltune-nompi"; do patchelf --set-rpath '$ORIGIN/lib' "$bin"; done
+for bin in "${bins[@]}"; do patchelf --set-rpath '$ORIGIN/lib' "$bin"; done
 for lib in "$out"/lib/*; do patchelf --set-rpath '$ORIGIN' "$lib"; done
-for f in "$out/colltune" "$out/colltune-nompi" "$out"/lib/*; do
+for f in "${bins[@]}" "$out"/lib/*; do
   paths=$(readelf -d "$f" | sed -n 's/.*(\(RPATH\|RUNPATH\)).*\[\(.*\)\]/\1=\2/p' | paste -sd' ')
   case "$paths" in
     ""|'RUNPATH=$ORIGIN/lib'|'RUNPATH=$ORIGIN') ;;
@@ -49,7 +52,7 @@ done
 # The Open MPI this MPI build speaks to; gpu-check.sh runs the build without MPI under another.
 mpi=$(mpirun --version 2>/dev/null | sed -n 's/.*(Open MPI) \([0-9]*\.[0-9]*\).*/\1/p' | head -1)
 # The newest GLIBC_x.y symbol version any file asks for is the oldest glibc that can load them.
-glibc=$(for f in "$out"/colltune "$out"/colltune-nompi "$out"/lib/*; do
+glibc=$(for f in "${bins[@]}" "$out"/lib/*; do
           objdump -T "$f" | grep -o 'GLIBC_[0-9][0-9.]*'
         done | sed 's/GLIBC_//' | sort -uV | tail -1)
 printf 'glibc %s\nbuilt-on %s\nopenmpi %s\n' "$glibc" "$(. /etc/os-release && echo "$PRETTY_NAME")" \

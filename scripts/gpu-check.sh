@@ -19,7 +19,7 @@ if [ ! -x "$bundle/colltune" ] && [ ! -x build/src/colltune ]; then
   echo "== building colltune (COLLTUNE_WITH_MPI=$mpi)"
   cmake -S . -B build -G Ninja -DCOLLTUNE_WITH_MPI=$mpi -DCOLLTUNE_WITH_NCCL=ON \
     -DCOLLTUNE_BUILD_TESTS=OFF -DCOLLTUNE_BUILD_BENCH=OFF > /dev/null && \
-    cmake --build build --target colltune || exit 2
+    cmake --build build --target colltune nccl-tuner-colltune || exit 2
 fi
 if [ -x "$bundle/colltune" ]; then
   needs=$(awk '$1 == "glibc" {print $2}' "$bundle/REQUIRES" 2>/dev/null)

@@ -278,6 +278,18 @@ MUTANTS = [
      "  if (false) {", "KnobScope", "NVLS with NCCL_PROTO=LL fails the group, exit 1"),
     ("src/knobs/knob_scope.cpp", "  if (!shape.can_probe && !any_certain) {", "  if (false) {",
      "KnobScope", "NCCL_ALGO=NVLS on a non-blocking communicator kills it where NVLS is missing"),
+    ("src/report/verify.cpp", "    if (count(\"rows\") == 0) {", "    if (false) {", "VerifyClosed",
+     "verify measures the defaults twice and says no measurable gain"),
+    ("src/apps/verify_command.cpp",
+     "  if (f.nnodes > 0 && static_cast<std::size_t>(f.nnodes) > hosts) {", "  if (false) {",
+     "hostile", "a 2-node plugin file verified on one host"),
+    ("src/report/tune_plugin.cpp",
+     "      if (seen.is_object() && seen.value(\"nnodes\", 0) > 0) return {seen.value(\"nnodes\", 0), true};",
+     "      if (false) return {seen.value(\"nnodes\", 0), true};", "TunePlugin",
+     "rows for an NVLink clique carry its host count and never apply"),
+    ("src/tuner_plugin/plugin.cpp", "  remember(nranks, nnodes, c.rows.size(), all.size(), path, \"\");",
+     "  remember(nranks, 1, c.rows.size(), all.size(), path, \"\");", "TunerPlugin",
+     "NCCL's node count lost: records say 1 node where NCCL counted 2"),
 ]
 
 

@@ -95,6 +95,36 @@ nlohmann::json verify_spec(const VerifyArgs& a, const TunedFile& f,
   return spec;
 }
 
+// An nccl-plugin file can only be verified where the plugin exists and where its rows' node
+// count can be met: a file for 2 nodes measured on one host matches no row and would compare
+// the defaults with themselves. Throws ConfigError.
+void check_plugin_launch(const VerifyArgs& a, const TunedFile& f) {
+  const std::string& plugin = f.env.at("NCCL_TUNER_PLUGIN");
+  std::error_code ec;
+  if (!fs::is_regular_file(plugin, ec)) {
+    throw ConfigError(fmt::format(
+        "verify: {}: not there; colltune's NCCL tuner plugin is built and installed beside "
+        "colltune; allowed: a colltune build or install that has libnccl-tuner-colltune.so",
+        plugin));
+  }
+  std::size_t hosts = 1;  // without --spec the launches run on this host
+  if (!a.spec_path.empty()) {
+    std::ifstream in(a.spec_path);
+    std::ostringstream text;
+    text << in.rdbuf();
+    const SweepSpec user = parse_spec(text.str(), a.spec_path);
+    if (!user.hostfile.empty()) return;  // how many it names is the launcher's to say
+    hosts = std::max<std::size_t>(user.hosts.size(), 1);
+  }
+  if (f.nnodes > 0 && static_cast<std::size_t>(f.nnodes) > hosts) {
+    throw ConfigError(fmt::format(
+        "--spec: {} was written for {} nodes and verify would launch on {} host(s){}: no row "
+        "would apply; allowed: --spec naming {} hosts or more",
+        a.tuned, f.nnodes, hosts, a.spec_path.empty() ? " (this one, without --spec)" : "",
+        f.nnodes));
+  }
+}
+
 }  // namespace
 
 int verify_command(const std::vector<std::string>& args) {
@@ -118,6 +148,7 @@ int verify_command(const std::vector<std::string>& args) {
   app.add_option("--results", a.results_root, "where the measuring sweep's store goes");
   if (parse_or_help(app, args, "verify")) return 0;
   TunedFile f = read_tuned_file(a.tuned, self_dir() + "/libnccl-tuner-colltune.so");
+  if (f.kind == TunedKind::kNcclPlugin) check_plugin_launch(a, f);
   std::set<int> ranks;
   std::set<std::string> covered;
   for (const VerifiedRow& r : f.rows) {

@@ -49,7 +49,24 @@ std::optional<json> measured_gain(const Panel& panel, const SizeVerdict& v) {
 struct Choice {
   std::string algorithm, protocol, point;
   int nodes = 0;
+  bool nodes_from_nccl = false;
 };
+
+// The node count a row needs, as NCCL counts it: what NCCL handed colltune's plugin where it
+// was loaded in the winning launches (their tuner_plugin setting: a multi-node NVLink clique is
+// one node), else their host count (-1 unknown), which is NCCL's count off MNNVL systems.
+std::pair<int, bool> nodes_of(const Dataset& d, const std::string& point) {
+  const auto context = d.contexts.find(point);
+  if (context != d.contexts.end()) {
+    const json settings = context->second.value("backend_settings", json::object());
+    if (settings.is_object() && settings.contains("tuner_plugin") &&
+        settings["tuner_plugin"].is_string()) {
+      const json seen = json::parse(settings["tuner_plugin"].get<std::string>(), nullptr, false);
+      if (seen.is_object() && seen.value("nnodes", 0) > 0) return {seen.value("nnodes", 0), true};
+    }
+  }
+  return {hosts_of(d, point), false};
+}
 
 // One panel's say at one size: its choice key ("" for NCCL's default) and its measured gain.
 struct PanelSay {
@@ -93,7 +110,7 @@ std::string emit_nccl_plugin(const Dataset& d) {
         const auto proto_value = setting(d, v.fastest, "NCCL_PROTO");
         const std::string algo = algo_value ? tuner_algorithm(algo_value) : std::string(tf::kAny);
         const std::string proto = proto_value ? tuner_protocol(proto_value) : std::string(tf::kAny);
-        const int nodes = hosts_of(d, v.fastest);
+        const auto [nodes, from_nccl] = nodes_of(d, v.fastest);
         const std::string channels = tuner_channels(d, v.fastest);
         if (algo.empty() || proto.empty() || nodes < 1) {
           not_written.push_back(fmt::format(
@@ -109,7 +126,7 @@ std::string emit_nccl_plugin(const Dataset& d) {
               coll, v.bytes, label));
         } else {
           choice = fmt::format("{} {} {} {}", algo, proto, nodes, v.fastest);
-          choice_of[choice] = {algo, proto, v.fastest, nodes};
+          choice_of[choice] = {algo, proto, v.fastest, nodes, from_nccl};
         }
       }
       group.by_size[v.bytes].push_back(
@@ -152,6 +169,7 @@ std::string emit_nccl_plugin(const Dataset& d) {
                       {"min_bytes", r.min_bytes},
                       {"max_bytes", r.max_bytes},
                       {"nnodes", c.nodes},
+                      {"nnodes_from", c.nodes_from_nccl ? "nccl" : "hosts"},
                       {"nranks", nranks},
                       {"algorithm", c.algorithm},
                       {"protocol", c.protocol},
@@ -162,11 +180,20 @@ std::string emit_nccl_plugin(const Dataset& d) {
                       {"point_id", c.point}});
     }
   }
+  json notes = json::array();
+  if (std::any_of(rows.begin(), rows.end(),
+                  [](const json& r) { return r["nnodes_from"] == "hosts"; })) {
+    notes.push_back(
+        "nnodes is the winning launches' host count (nnodes_from: hosts): NCCL's own count "
+        "except on multi-node NVLink, where a clique is one node and such a row never applies; "
+        "sweep with the plugin loaded (NCCL_TUNER_PLUGIN) to record NCCL's count");
+  }
   const json doc{{"format", tf::kFormat},
                  {"version", tf::kVersion},
                  {"generator", "colltune tune --emit nccl-plugin"},
                  {"store", d.source},
                  {"rows", rows},
+                 {"notes", notes},
                  {"not_written", not_written}};
   return doc.dump(2) + "\n";
 }

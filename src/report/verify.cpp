@@ -4,6 +4,9 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
 
 #include "core/decision.hpp"
 #include "report/analysis.hpp"
@@ -63,8 +66,50 @@ std::vector<const VerifiedRow*> applicable(const TunedFile& f, int nranks) {
 
 }  // namespace
 
+std::optional<std::string> plugin_not_applied(const Dataset& d, const TunedFile& f,
+                                              std::string& seen) {
+  for (const PointInfo& p : d.points) {
+    if (p.baseline) continue;
+    const auto context = d.contexts.find(p.id);
+    const nlohmann::json settings =
+        context == d.contexts.end()
+            ? nlohmann::json::object()
+            : context->second.value("backend_settings", nlohmann::json::object());
+    if (!settings.is_object() || !settings.contains("tuner_plugin") ||
+        !settings["tuner_plugin"].is_string()) {
+      return "the tuned launches' records do not say that NCCL loaded colltune's tuner plugin "
+             "(no tuner_plugin among their backend settings)";
+    }
+    const std::string text = settings["tuner_plugin"].get<std::string>();
+    const auto j = nlohmann::json::parse(text, nullptr, false);
+    if (!j.is_object()) return "NCCL did not load colltune's tuner plugin: " + text;
+    const auto count = [&](const char* key) { return j.value(key, std::int64_t{0}); };
+    if (count("rows") == 0) {
+      return fmt::format(
+          "NCCL loaded colltune's tuner plugin, but none of the {} rows of {} is for this "
+          "communicator: NCCL counts {} ranks on {} node(s), the file's rows are for {} node(s){}",
+          count("rows_in_file"), f.path, count("nranks"), count("nnodes"), f.nnodes,
+          j.value("note", "").empty() ? "" : " (" + j.value("note", "") + ")");
+    }
+    seen = fmt::format(
+        "NCCL loaded colltune's tuner plugin: {} of its {} rows for this communicator ({} ranks on "
+        "{} node(s), as NCCL counts them)\n",
+        count("rows"), count("rows_in_file"), count("nranks"), count("nnodes"));
+  }
+  return std::nullopt;
+}
+
 VerifyOutcome verify_dataset(const Dataset& d, const TunedFile& f, int nranks) {
   VerifyOutcome out;
+  // A plugin file measured where NCCL never applied it measures the defaults twice: "no
+  // measurable gain" would be a claim about nothing.
+  if (f.kind == TunedKind::kNcclPlugin) {
+    if (const auto why = plugin_not_applied(d, f, out.text)) {
+      out.exit_code = kVerifyCannotTell;
+      out.text = "verify: could not tell: " + *why + "\n";
+      return out;
+    }
+  }
   std::vector<SizeResult> sizes;
   for (const Panel& panel : build_panels(d)) {
     if (panel.key.nranks != nranks || panel.key.in_place) continue;

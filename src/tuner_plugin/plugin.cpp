@@ -4,9 +4,13 @@
 // from init or getCollInfo (no fallback), so every entry point returns success, lets nothing
 // throw across the C boundary, and on any problem logs once and changes nothing.
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -32,6 +36,24 @@ struct Context {
 
 std::atomic<bool> g_file_warned{false};
 
+// What the newest init in this process saw, one JSON object, for colltune's own NCCL backend to
+// record (colltune_tuner_last_init): proof that NCCL loaded the plugin and called it, with the
+// node count NCCL counts (a multi-node NVLink clique is one node to it). Written at init only.
+std::mutex g_last_init_mutex;
+std::string g_last_init;
+
+void remember(std::size_t nranks, std::size_t nnodes, std::size_t rows, std::size_t rows_in_file,
+              const char* file, const std::string& note) {
+  const nlohmann::json j{{"nranks", nranks},
+                         {"nnodes", nnodes},
+                         {"rows", rows},
+                         {"rows_in_file", rows_in_file},
+                         {"file", file ? file : ""},
+                         {"note", note}};
+  const std::lock_guard<std::mutex> lock(g_last_init_mutex);
+  g_last_init = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 void say(const Context& c, int level, unsigned long flags, const std::string& text) {
   if (c.log != nullptr) c.log(level, flags, __FILE__, __LINE__, "%s", text.c_str());
 }
@@ -47,6 +69,8 @@ void load(Context& c, std::size_t nranks, std::size_t nnodes) {
     c.stand_aside = true;
     say(c, kNcclLogInfo, kNcclLogInit | kNcclLogTuning,
         "colltune tuner: NCCL_ALGO or NCCL_PROTO is set: standing aside");
+    remember(nranks, nnodes, 0, 0, std::getenv("COLLTUNE_TUNER_FILE"),
+             "NCCL_ALGO or NCCL_PROTO is set: standing aside");
     return;
   }
   const char* path = std::getenv("COLLTUNE_TUNER_FILE");
@@ -72,6 +96,7 @@ void load(Context& c, std::size_t nranks, std::size_t nnodes) {
       say(c, kNcclLogWarn, kNcclLogInit | kNcclLogTuning,
           "colltune tuner: " + problem + "; changing nothing");
     }
+    remember(nranks, nnodes, 0, 0, path, problem);
     return;
   }
   for (const TunedRow& row : all) {
@@ -91,6 +116,7 @@ void load(Context& c, std::size_t nranks, std::size_t nnodes) {
           std::to_string(all.size()) + " rows for this communicator (" + std::to_string(nnodes) +
           " nodes, " + std::to_string(nranks) + " ranks)" +
           (c.rows.empty() && !all.empty() ? "; it was measured on others: changing nothing" : ""));
+  remember(nranks, nnodes, c.rows.size(), all.size(), path, "");
 }
 
 ncclTunerResult_t init_common(std::size_t nranks, std::size_t nnodes, ncclTunerLogger_t log,
@@ -151,6 +177,25 @@ ncclTunerResult_t finalize(void* context) noexcept {
 // NCCL looks these up newest first (src/plugin/tuner.cc): 2.32 from v7, 2.30 from v6, 2.28
 // from v5; v4 and v3 serve 2.22.3-2.27. No getChunkSize: NCCL keeps its own chunk size.
 extern "C" {
+// Not NCCL's: colltune's NCCL backend looks it up in the library NCCL loaded. Copies what the
+// newest init saw (a JSON object) into `text` (at most size - 1 bytes and a NUL) and returns its
+// whole length; 0 before any init.
+__attribute__((visibility("default"))) size_t colltune_tuner_last_init(char* text,
+                                                                       size_t size) noexcept {
+  try {
+    const std::lock_guard<std::mutex> lock(colltune::g_last_init_mutex);
+    const std::string& last = colltune::g_last_init;
+    if (text != nullptr && size > 0) {
+      const std::size_t n = std::min(size - 1, last.size());
+      std::memcpy(text, last.data(), n);
+      text[n] = '\0';
+    }
+    return last.size();
+  } catch (...) {
+    return 0;
+  }
+}
+
 __attribute__((visibility("default"))) ncclTuner_v7_t ncclTunerPlugin_v7 = {
     colltune::kPluginName, colltune::init_v5, colltune::get_coll_info, colltune::finalize, nullptr};
 __attribute__((visibility("default"))) ncclTuner_v6_t ncclTunerPlugin_v6 = {

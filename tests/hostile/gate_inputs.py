@@ -75,6 +75,10 @@ def gate_inputs(fx, files, names, path):
                       + "[" * 100000 + "]" * 100000 + "}"),
         "dupkeys": ("dupkeys.json", '{"format": "colltune-nccl-tuned", "version": 1, "rows": [], '
                     '"rows": [{"collective": "allreduce"}]}'),
+        "twonodes": ("two-nodes.json", json.dumps({
+            "format": "colltune-nccl-tuned", "version": 1, "rows": [{
+                "collective": "allreduce", "min_bytes": 1024, "max_bytes": 65535, "nnodes": 2,
+                "nranks": 4, "algorithm": "tree", "protocol": "any", "channels": "any"}]})),
         "badenv": ("bad.env", "OMPI_MCA_coll_tuned_use_dynamic_rules=1\n"
                    "OMPI_MCA_coll_tuned_allreduce_algorithm=99\n"),
         "bigcomm": ("bigcomm.rules", "1\n2\n1\n3000000000\n1\n0 0 0 0\n"),

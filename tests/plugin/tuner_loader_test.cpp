@@ -153,6 +153,31 @@ TEST_F(TunerPlugin, NewestSymbolFirstAndEveryServedVersion) {
   EXPECT_EQ(v3_->destroy(ctx), ncclTunerSuccess);
 }
 
+TEST_F(TunerPlugin, TheLastInitSaysWhatNcclHandedItForColltuneToRecord) {
+  // colltune's NCCL backend reads this from the library NCCL loaded: that NCCL called init, with
+  // which communicator (nNodes as NCCL counts), and how many rows were for it.
+  using LastInit = std::size_t (*)(char*, std::size_t);
+  const auto last = reinterpret_cast<LastInit>(dlsym(handle_, "colltune_tuner_last_init"));
+  ASSERT_NE(last, nullptr);
+  const auto seen = [&] {
+    std::string text(last(nullptr, 0), '\0');
+    last(text.data(), text.size() + 1);
+    return text;
+  };
+  write(file_of(row("tree", "simple")));  // 8 ranks on 1 node
+  call(8, 1, kAllreduce, 1024);
+  EXPECT_NE(seen().find(R"("nnodes":1,"note":"","nranks":8,"rows":1,"rows_in_file":1)"),
+            std::string::npos)
+      << seen();
+  call(8, 2, kAllreduce, 1024);  // the same ranks as one NVLink clique of 2 hosts is not
+  EXPECT_NE(seen().find(R"("nnodes":2,"note":"","nranks":8,"rows":0,"rows_in_file":1)"),
+            std::string::npos)
+      << seen();
+  char small[8];
+  EXPECT_EQ(last(small, sizeof small), seen().size());  // cut, terminated, full length told
+  EXPECT_EQ(std::string(small), seen().substr(0, 7));
+}
+
 TEST_F(TunerPlugin, V7AndV6ServeTheSameRuleAndLeaveTheChunkSizeToNccl) {
   // NCCL 2.32 looks up ncclTunerPlugin_v7 first, 2.30 v6 (tuner.cc); both use the struct as it
   // is, so getChunkSize must be NULL (NCCL's own chunk size, enqueue.cc) or a working function.

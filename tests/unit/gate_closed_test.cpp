@@ -156,6 +156,46 @@ TEST(VerifyClosed, AnIntervalReachingPastFivePercentCouldNotTell) {
   EXPECT_NE(wrong.text.find("WRONG RESULTS: do not deploy this row"), std::string::npos);
 }
 
+TEST(VerifyClosed, APluginFileNcclNeverAppliedCouldNotTell) {
+  // The tuned side's records carry what the plugin saw at NCCL's init (the NCCL backend's
+  // tuner_plugin setting); without rows applied, verify measured the defaults twice.
+  Dataset d = side({1e-5, 1.001e-5});
+  Dataset tuned = side({1e-5, 1.002e-5}, 2, 0, "q");
+  d.points.push_back({"q", "q", {{"backend", "nccl"}}, false});
+  d.records.insert(d.records.end(), tuned.records.begin(), tuned.records.end());
+  TunedFile f;
+  f.kind = TunedKind::kNcclPlugin;
+  f.path = "tuned.json";
+  f.nnodes = 2;
+  f.rows.push_back({"allreduce", 2, 0, UINT64_MAX, "row 1"});
+  const auto outcome = [&](const char* plugin) {
+    d.contexts["q"] = {{"backend", "nccl"}};
+    if (plugin) d.contexts["q"]["backend_settings"] = {{"tuner_plugin", plugin}};
+    return verify_dataset(d, f, 2);
+  };
+  const VerifyOutcome absent = outcome(nullptr);
+  EXPECT_EQ(absent.exit_code, kVerifyCannotTell);
+  EXPECT_NE(absent.text.find("do not say that NCCL loaded colltune's tuner plugin"),
+            std::string::npos)
+      << absent.text;
+  const VerifyOutcome not_loaded =
+      outcome("not loaded: NCCL_TUNER_PLUGIN=/x.so names no library in this process");
+  EXPECT_EQ(not_loaded.exit_code, kVerifyCannotTell);
+  EXPECT_NE(not_loaded.text.find("NCCL did not load colltune's tuner plugin: not loaded"),
+            std::string::npos)
+      << not_loaded.text;
+  const VerifyOutcome no_rows =
+      outcome(R"({"file":"tuned.json","nnodes":1,"nranks":2,"note":"","rows":0,"rows_in_file":1})");
+  EXPECT_EQ(no_rows.exit_code, kVerifyCannotTell);
+  EXPECT_NE(no_rows.text.find("NCCL counts 2 ranks on 1 node(s), the file's rows are for 2"),
+            std::string::npos)
+      << no_rows.text;
+  const VerifyOutcome applied =
+      outcome(R"({"file":"tuned.json","nnodes":2,"nranks":2,"note":"","rows":1,"rows_in_file":1})");
+  EXPECT_EQ(applied.text.rfind("NCCL loaded colltune's tuner plugin: 1 of its 1 rows", 0), 0u)
+      << applied.text;
+}
+
 TEST(JsonDepth, CountsBracketsOutsideStringsOnly) {
   EXPECT_TRUE(json_depth_within("[[1]]", 2));
   EXPECT_FALSE(json_depth_within("[[[1]]]", 2));

@@ -96,5 +96,28 @@ TEST(TunePlugin, ACommunicatorWideChannelLimitIsNeverARowsChannels) {
   EXPECT_NE(text.find("a channel limit for the whole communicator"), std::string::npos) << text;
 }
 
+TEST(TunePlugin, NodesAsNcclCountsThemWhereThePluginSawThem) {
+  // Two hosts that NCCL counted as one node (a multi-node NVLink clique), as the plugin's init
+  // recorded it in the winning launches: the row must say 1, or it never applies there.
+  Dataset d = store({{"float", {1024, 4096}}});
+  for (const std::string id : {"base", "tree"}) {
+    d.contexts[id]["hosts"] = {"node1", "node2"};
+    d.contexts[id]["backend_settings"] = {
+        {"tuner_plugin", R"({"nnodes":1,"nranks":8,"rows":0,"rows_in_file":0})"}};
+  }
+  auto doc = nlohmann::json::parse(emit_nccl_plugin(d));
+  ASSERT_EQ(doc["rows"].size(), 1u);
+  EXPECT_EQ(doc["rows"][0]["nnodes"], 1);
+  EXPECT_EQ(doc["rows"][0]["nnodes_from"], "nccl");
+  EXPECT_TRUE(doc["notes"].empty());
+  // Without it: the host count, said where it comes from.
+  for (const std::string id : {"base", "tree"}) d.contexts[id].erase("backend_settings");
+  doc = nlohmann::json::parse(emit_nccl_plugin(d));
+  ASSERT_EQ(doc["rows"].size(), 1u);
+  EXPECT_EQ(doc["rows"][0]["nnodes"], 2);
+  EXPECT_EQ(doc["rows"][0]["nnodes_from"], "hosts");
+  ASSERT_EQ(doc["notes"].size(), 1u);
+}
+
 }  // namespace
 }  // namespace colltune

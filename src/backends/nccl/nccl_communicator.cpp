@@ -1,10 +1,13 @@
 #include "backends/nccl/nccl_communicator.hpp"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <exception>
 #include <map>
+#include <optional>
 #include <string_view>
 #include <thread>
 
@@ -153,6 +156,36 @@ std::vector<DeviceInfo> NcclCommunicator::devices() const {
   return out;
 }
 
+namespace {
+
+// What colltune's tuner plugin saw at the newest communicator init in this process, where NCCL
+// loaded it: its colltune_tuner_last_init JSON (rows for this communicator, and the node count
+// NCCL handed it); a sentence where NCCL_TUNER_PLUGIN is set but no colltune plugin is in the
+// process; nullopt where NCCL_TUNER_PLUGIN is unset. verify reads it from the records.
+std::optional<std::string> tuner_plugin_seen() {
+  const char* plugin = std::getenv("NCCL_TUNER_PLUGIN");
+  if (plugin == nullptr || *plugin == '\0') return std::nullopt;
+  // NCCL opens the value itself, else "libnccl-tuner-<value>.so" (src/plugin/tuner.cc).
+  for (const std::string& name :
+       {std::string(plugin), "libnccl-tuner-" + std::string(plugin) + ".so"}) {
+    void* lib = dlopen(name.c_str(), RTLD_NOLOAD | RTLD_LAZY);  // only if NCCL loaded it
+    if (lib == nullptr) continue;
+    using LastInit = std::size_t (*)(char*, std::size_t);
+    const auto last = reinterpret_cast<LastInit>(dlsym(lib, "colltune_tuner_last_init"));
+    std::string text;
+    if (last != nullptr) {
+      text.resize(last(nullptr, 0));
+      last(text.data(), text.size() + 1);
+    }
+    dlclose(lib);
+    if (last == nullptr) return fmt::format("{} is loaded, but it is not colltune's", name);
+    return text.empty() ? "loaded, but NCCL never initialised it" : text;
+  }
+  return fmt::format("not loaded: NCCL_TUNER_PLUGIN={} names no library in this process", plugin);
+}
+
+}  // namespace
+
 std::map<std::string, std::string> NcclCommunicator::settings() const {
   const BackendOptions& o = impl_->options;
   // What NCCL ran with: its environment overrides the ncclConfig_t fields colltune passed.
@@ -164,6 +197,7 @@ std::map<std::string, std::string> NcclCommunicator::settings() const {
               {"device", o.device >= 0 ? std::to_string(o.device) : "local rank x gpus"},
               {"memory", "device"},
               {"allocator", o.nccl_mem_alloc ? "ncclMemAlloc" : "cudaMalloc"}});
+  if (auto plugin = tuner_plugin_seen()) out["tuner_plugin"] = *plugin;
   if (!config.from_environment.empty())
     out["nccl_config_from_environment"] =
         fmt::format("{}", fmt::join(config.from_environment, "; "));

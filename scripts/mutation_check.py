@@ -290,6 +290,12 @@ MUTANTS = [
     ("src/tuner_plugin/plugin.cpp", "  remember(nranks, nnodes, c.rows.size(), all.size(), path, \"\");",
      "  remember(nranks, 1, c.rows.size(), all.size(), path, \"\");", "TunerPlugin",
      "NCCL's node count lost: records say 1 node where NCCL counted 2"),
+    ("src/backends/nccl/nccl_types.cpp", "#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 24, 0)", "#if 1",
+     "build\\.nccl_versions", "fp8 types named unguarded: no build against NCCL 2.22"),
+    ("src/CMakeLists.txt",
+     "target_link_libraries(colltune_nccl PUBLIC colltune_core NCCL::nccl CUDA::cudart_static",
+     "target_link_libraries(colltune_nccl PUBLIC colltune_core CUDA::cudart_static NCCL::nccl",
+     "build\\.nccl_versions", "NCCL_HOME's library built against the CUDA prefix's nccl.h"),
 ]
 
 

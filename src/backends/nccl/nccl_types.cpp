@@ -1,5 +1,11 @@
 #include "backends/nccl/nccl_types.hpp"
 
+// The nccl.h read here must be the found NCCL's (cmake/FindNCCL.cmake): a CUDA prefix's own
+// nccl.h earlier on the include path once built every NCCL_HOME build against 2.28's header.
+static_assert(NCCL_VERSION_CODE == COLLTUNE_FOUND_NCCL_VERSION_CODE,
+              "nccl.h is not the found NCCL's: another include directory holding an nccl.h comes "
+              "before NCCL_INCLUDE_DIR");
+
 namespace colltune {
 
 std::optional<ncclDataType_t> nccl_type(DType dtype) {

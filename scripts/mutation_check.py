@@ -296,6 +296,11 @@ MUTANTS = [
      "target_link_libraries(colltune_nccl PUBLIC colltune_core NCCL::nccl CUDA::cudart_static",
      "target_link_libraries(colltune_nccl PUBLIC colltune_core CUDA::cudart_static NCCL::nccl",
      "build\\.nccl_versions", "NCCL_HOME's library built against the CUDA prefix's nccl.h"),
+    ("src/store/nccl_tests_import.cpp", "      d.started_utc = *utc;", "      (void)utc;",
+     "pushgateway", "push refuses nccl-tests -J files: no start time"),
+    ("src/core/timestamp.cpp", "  tm.tm_isdst = -1;  // the zone's own rule for that date",
+     "  tm.tm_isdst = -1;\n  return std::string(text);", "Timestamp",
+     "nccl-tests' local start time taken as UTC"),
 ]
 
 

@@ -55,4 +55,22 @@ std::optional<long long> parse_utc_seconds(const std::string& text) {
   return *millis / 1000;
 }
 
+std::optional<std::string> local_time_as_utc(const std::string& text) {
+  std::tm tm{};
+  const char* end = strptime(text.c_str(), "%Y-%m-%d %H:%M:%S", &tm);
+  if (end == nullptr || *end != '\0') return std::nullopt;
+  const std::tm given = tm;
+  tm.tm_isdst = -1;  // the zone's own rule for that date
+  const std::time_t seconds = mktime(&tm);
+  if (seconds == static_cast<std::time_t>(-1) || tm.tm_year != given.tm_year ||
+      tm.tm_mon != given.tm_mon || tm.tm_mday != given.tm_mday) {
+    return std::nullopt;  // a day that does not exist (2026-02-29)
+  }
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char out[40];
+  const std::size_t n = std::strftime(out, sizeof out, "%Y-%m-%dT%H:%M:%S.000Z", &utc);
+  return std::string(out, n);
+}
+
 }  // namespace colltune

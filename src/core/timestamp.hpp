@@ -14,6 +14,11 @@ std::string utc_timestamp(bool compact = false);
 // history never orders runs by a misread date.
 std::optional<long long> parse_utc_millis(const std::string& text);
 
+// "2026-01-01 00:00:00" read in this machine's time zone (TZ), as UTC ISO 8601 to the
+// millisecond: nccl-tests' -J start_time is its host's local time without a zone. nullopt for
+// anything else, a day that does not exist included.
+std::optional<std::string> local_time_as_utc(const std::string& text);
+
 // The same in whole seconds.
 std::optional<long long> parse_utc_seconds(const std::string& text);
 

@@ -11,6 +11,7 @@
 #include "core/bandwidth.hpp"
 #include "core/environment.hpp"
 #include "core/errors.hpp"
+#include "core/timestamp.hpp"
 
 namespace colltune {
 namespace {
@@ -72,14 +73,15 @@ constexpr long long kMaxImportedRanks = 1 << 24;
 std::uint64_t size_field(const nlohmann::json& row, const char* key, const std::string& where) {
   const auto& v = row.at(key);
   if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<long long>() >= 0)) {
-    throw ConfigError(fmt::format("{}: {}: {} is not allowed; allowed: a whole number of 0 or "
-                                  "more, below 2^63",
-                                  where, key, v.dump().substr(0, 40)));
+    throw ConfigError(
+        fmt::format("{}: {}: {} is not allowed; allowed: a whole number of 0 or "
+                    "more, below 2^63",
+                    where, key, v.dump().substr(0, 40)));
   }
   const std::uint64_t value = v.get<std::uint64_t>();
   if (value >= (std::uint64_t{1} << 63)) {
-    throw ConfigError(fmt::format("{}: {}: {} is not allowed; allowed: below 2^63", where, key,
-                                  value));
+    throw ConfigError(
+        fmt::format("{}: {}: {} is not allowed; allowed: below 2^63", where, key, value));
   }
   return value;
 }
@@ -119,6 +121,18 @@ Dataset load_nccl_tests(const std::string& path, const nlohmann::json& j, const 
   Dataset d;
   d.source = path;
   d.kind = "nccl-tests";
+  // nccl-tests writes its host's local time without a zone: read in this machine's (TZ), so
+  // history and push can place the run; said, since another zone shifts it.
+  if (const auto start = j.find("start_time"); start != j.end() && start->is_string()) {
+    if (const auto utc = local_time_as_utc(start->get<std::string>())) {
+      d.started_utc = *utc;
+      d.launch_starts_utc = {*utc};
+      d.notes.push_back(fmt::format(
+          "start_time {} read as this machine's local time ({}); nccl-tests writes its host's, "
+          "without a zone: set TZ to that host's zone where they differ",
+          start->get<std::string>(), *utc));
+    }
+  }
   // The -J schemas this reader knows (nccl-tests 2.19 writes 3; 2 carries the same fields it
   // reads); a later one may move or rename them.
   const auto version = j.find("version");

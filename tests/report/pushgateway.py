@@ -107,6 +107,22 @@ try:
         timeout=5))["data"]["result"]
     check(len(start) == 1, f"run start time: {start}")
 
+    # nccl-tests' -J file: its start_time is its host's local time without a zone, read in this
+    # machine's (TZ). Under TZ=EST5 (UTC-5 all year) "2026-01-01 00:00:00" is 05:00 UTC.
+    import calendar
+    nccl_json = os.path.join(root, "nccl-tests.json")
+    local = json.load(open(nccl_json))["start_time"]
+    want = calendar.timegm(time.strptime(local, "%Y-%m-%d %H:%M:%S")) + 5 * 3600
+    proc = subprocess.run([args.colltune, "push", nccl_json, "--gateway", gateway, "--job",
+                           "nccltests"], env=dict(h.mpi_env(), TZ="EST5"), capture_output=True,
+                          text=True, timeout=60)
+    check(proc.returncode == 0, f"push of nccl-tests -J: exit {proc.returncode}: {proc.stderr}")
+    metrics = urllib.request.urlopen(f"{gateway}/metrics", timeout=5).read().decode()
+    pushed = [line for line in metrics.splitlines()
+              if line.startswith("colltune_run_start_time_seconds") and 'job="nccltests"' in line]
+    check(len(pushed) == 1 and abs(float(pushed[0].split()[-1]) - want) < 1,
+          f"nccl-tests start time: {pushed}, want {want}")
+
     # The Grafana dashboard's queries, its variables set to the pushed run, answer from
     # Prometheus (every panel finds the pushed figures).
     dashboard = json.load(open(os.path.join(h.HERE, "..", "..", "configs",

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -226,6 +228,26 @@ TEST(Timestamp, MillisecondsAndImpossibleDates) {
   const std::string now = utc_timestamp();
   EXPECT_EQ(now.size(), 24u) << now;  // 2026-12-06T19:00:00.123Z
   EXPECT_TRUE(parse_utc_millis(now));
+}
+
+TEST(Timestamp, NcclTestsLocalStartTimeReadInThisZone) {
+  // POSIX zones need no tz database: EST5 is UTC-5 all year, UTC0 is UTC.
+  const char* before = std::getenv("TZ");
+  const std::string saved = before ? before : "";
+  setenv("TZ", "EST5", 1);
+  tzset();
+  EXPECT_EQ(local_time_as_utc("2026-01-01 00:00:00"), "2026-01-01T05:00:00.000Z");
+  EXPECT_EQ(local_time_as_utc("2026-02-29 00:00:00"), std::nullopt);
+  EXPECT_EQ(local_time_as_utc("2026-01-01T00:00:00Z"), std::nullopt);
+  setenv("TZ", "UTC0", 1);
+  tzset();
+  EXPECT_EQ(local_time_as_utc("2026-12-31 23:59:59"), "2026-12-31T23:59:59.000Z");
+  if (before) {
+    setenv("TZ", saved.c_str(), 1);
+  } else {
+    unsetenv("TZ");
+  }
+  tzset();
 }
 
 TEST(RedactedContext, SecretNamedVariablesAtAnyDepthAndInWords) {

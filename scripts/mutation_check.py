@@ -301,6 +301,8 @@ MUTANTS = [
     ("src/core/timestamp.cpp", "  tm.tm_isdst = -1;  // the zone's own rule for that date",
      "  tm.tm_isdst = -1;\n  return std::string(text);", "Timestamp",
      "nccl-tests' local start time taken as UTC"),
+    ("src/store/atomic_file.cpp", "    if (n > NAME_MAX)", "    if (false)", "hostile",
+     "a 300-character --out name fails late with the system's words, not naming the flag"),
 ]
 
 

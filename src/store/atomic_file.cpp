@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -101,6 +102,20 @@ bool write_all(int fd, const std::string& text) {
   return true;
 }
 
+// Why `path` cannot name a file on Linux, or "": a name past NAME_MAX (255 bytes) or a path
+// past PATH_MAX. Said up front naming the flag, where the system's "File name too long" would
+// come later from inside a library call.
+std::string overlong(const std::string& path) {
+  if (path.size() >= PATH_MAX)
+    return fmt::format("is {} characters long; allowed: paths under {}", path.size(), PATH_MAX);
+  for (const auto& part : fs::path(path)) {
+    const std::size_t n = part.native().size();
+    if (n > NAME_MAX)
+      return fmt::format("has a name of {} characters; allowed: names of at most {}", n, NAME_MAX);
+  }
+  return "";
+}
+
 }  // namespace
 
 OutputTarget check_output_path(std::string_view flag, const std::string& path) {
@@ -108,6 +123,8 @@ OutputTarget check_output_path(std::string_view flag, const std::string& path) {
     return ConfigError(fmt::format("{}: '{}' {}; {}", flag, path, why, kAllowed));
   };
   if (path.empty()) throw refuse("is empty");
+  if (const std::string why = overlong(path); !why.empty())
+    throw ConfigError(fmt::format("{}: '{}' {}", flag, path, why));
   const OutputTarget t = resolve_output(path);
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0) {
@@ -131,6 +148,8 @@ OutputTarget check_output_path(std::string_view flag, const std::string& path) {
 }
 
 void check_output_directory(std::string_view flag, const std::string& dir) {
+  if (const std::string why = overlong(dir); !why.empty())
+    throw ConfigError(fmt::format("{}: '{}' {}", flag, dir, why));
   const fs::path wanted = fs::absolute(dir.empty() ? "." : dir).lexically_normal();
   fs::path existing = wanted;
   std::error_code ec;

@@ -99,4 +99,5 @@ def gate_inputs(fx, files, names, path):
     names["osubignp"] = osu
     fifo = path("fifo", "fifo.jsonl")
     os.mkfifo(fifo)
+    names["longname"] = os.path.join(files, "n" * 300)  # past NAME_MAX (255)
     names["crlfurl"] = "http://127.0.0.1:9/\r\nX-Injected:1"  # no space: CR LF alone refuses it

@@ -303,6 +303,8 @@ MUTANTS = [
      "nccl-tests' local start time taken as UTC"),
     ("src/store/atomic_file.cpp", "    if (n > NAME_MAX)", "    if (false)", "hostile",
      "a 300-character --out name fails late with the system's words, not naming the flag"),
+    ("src/report/tune.cpp", "      if (tuner_channels(d, v.fastest) != \"-1\") {", "      if (false) {",
+     "TunePlugin", "the example tuner CSV applies NCCL_MAX_CTAS to every call"),
 ]
 
 

@@ -125,7 +125,8 @@ std::string emit_nccl_tuner(const Dataset& d) {
       "# A row names an algorithm and a protocol measured together, on that node and rank count.\n",
       d.source);
   int rows = 0;
-  std::set<std::string> unmeasured;  // winners that left the algorithm or protocol to NCCL
+  std::set<std::string> unmeasured;       // winners that left the algorithm or protocol to NCCL
+  std::set<std::string> channel_limited;  // winners that set NCCL_MIN/MAX_CTAS or _NCHANNELS
   for (const Panel& panel : build_panels(d)) {
     const auto coll = nccl_tuner_collectives().find(panel.key.collective);
     if (coll == nccl_tuner_collectives().end() || panel.key.in_place) continue;
@@ -146,8 +147,14 @@ std::string emit_nccl_tuner(const Dataset& d) {
         choices.emplace_back(v.bytes, "");
         continue;
       }
-      choices.emplace_back(v.bytes,
-                           fmt::format("{},{},{}", algo, proto, tuner_channels(d, v.fastest)));
+      if (tuner_channels(d, v.fastest) != "-1") {
+        // A communicator-wide channel limit, which a row would apply per call (as the plugin).
+        const PointInfo* p = find_point(d, v.fastest);
+        channel_limited.insert(p ? p->label : v.fastest);
+        choices.emplace_back(v.bytes, "");
+        continue;
+      }
+      choices.emplace_back(v.bytes, fmt::format("{},{},-1", algo, proto));
     }
     for (const Range& r : ranges(choices)) {
       if (r.choice.empty()) continue;
@@ -160,6 +167,12 @@ std::string emit_nccl_tuner(const Dataset& d) {
     out += fmt::format(
         "# not written: {} won, but it did not set one NCCL_ALGO and one NCCL_PROTO (or its node "
         "count is unknown); a row would force what was not measured\n",
+        label);
+  }
+  for (const auto& label : channel_limited) {
+    out += fmt::format(
+        "# not written: {} won with a channel limit for the whole communicator, which a row "
+        "would apply to every call of its range (--emit env carries it)\n",
         label);
   }
   if (rows == 0)

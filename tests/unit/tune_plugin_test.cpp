@@ -96,6 +96,18 @@ TEST(TunePlugin, ACommunicatorWideChannelLimitIsNeverARowsChannels) {
   EXPECT_NE(text.find("a channel limit for the whole communicator"), std::string::npos) << text;
 }
 
+TEST(TunePlugin, NcclsExampleTunerFileCarriesNoCommunicatorWideChannels) {
+  // The same rule for NCCL's example plugin's CSV: its channels column is per call.
+  Dataset d = store({{"float", {1024, 4096}}}, {{"NCCL_PROTO", "Simple"}});
+  std::string text = emit_nccl_tuner(d);
+  EXPECT_NE(text.find("allreduce,1024,16383,tree,simple,-1,1,8,-1,-1"), std::string::npos) << text;
+  d = store({{"float", {1024, 4096}}}, {{"NCCL_PROTO", "Simple"}, {"NCCL_MAX_CTAS", "4"}});
+  text = emit_nccl_tuner(d);
+  EXPECT_EQ(text.find("allreduce,1024"), std::string::npos) << text;
+  EXPECT_NE(text.find("won with a channel limit for the whole communicator"), std::string::npos)
+      << text;
+}
+
 TEST(TunePlugin, NodesAsNcclCountsThemWhereThePluginSawThem) {
   // Two hosts that NCCL counted as one node (a multi-node NVLink clique), as the plugin's init
   // recorded it in the winning launches: the row must say 1, or it never applies there.

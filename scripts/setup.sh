@@ -2,7 +2,8 @@
 # Installs what colltune builds with (Debian 12 / Ubuntu 22.04+ packages) and builds it into
 # build/. Safe to run again: it installs only what is missing and rebuilds incrementally.
 # --with-test-tools also installs what the tests use beyond the build (headless Chromium, Slurm
-# with munge for the one-host Slurm of scripts/slurm-local.sh, Prometheus and its Pushgateway).
+# with munge for the one-host Slurm of scripts/slurm-local.sh, Prometheus and its Pushgateway,
+# pip to fetch the NCCL wheels scripts/nccl-builds.sh compiles against).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,7 +11,7 @@ packages=(build-essential cmake ninja-build pkg-config git python3 procps
           openmpi-bin libopenmpi-dev libfmt-dev nlohmann-json3-dev libcli11-dev libhwloc-dev
           libyaml-cpp-dev libgtest-dev libbenchmark-dev libboost-dev patchelf libcurl4-openssl-dev)
 [ "${1:-}" = "--with-test-tools" ] && packages+=(chromium slurmctld slurmd slurm-client munge python3-prometheus-client
-                                              prometheus prometheus-pushgateway)
+                                              prometheus prometheus-pushgateway python3-pip)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

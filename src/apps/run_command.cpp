@@ -216,6 +216,7 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
     BackendOptions backend_options = options.backend_options;
     backend_options.in_process_knobs = settings[k];
     comms.push_back(make_communicator(options.backend, world, backend_options));
+    comms.back()->reserve(launch_footprint_bytes(plan, comms.back()->nranks(), options.policy));
     turns.push_back(comms.back().get());
   }
   laps.mark(Phase::kCommunicators);

@@ -76,6 +76,10 @@ class Communicator {
   // it can or cannot be asked. Collective: every rank calls it for the same `c`, after no rank's
   // unsupported(c) gave a reason.
   virtual std::optional<std::string> probe(const Collective&) { return std::nullopt; }
+  // Untimed, once per launch before the first allocate(): room for any allocate() of up to
+  // `bytes` per rank (a GPU's share under -g), so that every size runs in one allocation at one
+  // address, as in nccl-tests. Collective: all ranks call it with the same `bytes`.
+  virtual void reserve(std::uint64_t bytes) { (void)bytes; }
   // `sets` buffer sets, rotated through by launch() so a set is cold when used again.
   virtual std::unique_ptr<Buffers> allocate(const Collective& c, std::size_t sets) = 0;
   // Whether another communicator of this backend may use buffers this one allocated (plain

@@ -111,6 +111,16 @@ std::optional<std::string> agreed_skip(Communicator& comm, const MpiWorld& world
 
 }  // namespace
 
+std::uint64_t launch_footprint_bytes(const std::vector<Collective>& plan, int nranks,
+                                     const RunPolicy& policy) {
+  std::uint64_t largest = 0;
+  for (const Collective& c : plan) {
+    largest = std::max<std::uint64_t>(
+        largest, sets_for(c, nranks, policy) * set_layout(c, nranks).stride_bytes);
+  }
+  return largest;
+}
+
 Measurer::Measurer(Communicator& comm, const MpiWorld& world, const Collective& c,
                    const RunPolicy& policy, Buffers* shared)
     : comm_(comm), world_(world), policy_(policy) {

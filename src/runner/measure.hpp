@@ -98,6 +98,11 @@ class Measurer {
   Buffers* buffers_ = nullptr;  // owned_, or the shared set
 };
 
+// Bytes the largest allocate() of `plan` asks one rank for (its buffer sets under `policy`), for
+// Communicator::reserve.
+std::uint64_t launch_footprint_bytes(const std::vector<Collective>& plan, int nranks,
+                                     const RunPolicy& policy);
+
 // Every process calls it with the same arguments; returns the same Measurement on every one.
 // Sizes and formulas use comm.nranks() (processes x GPUs each), barriers and maxima `world`.
 Measurement measure(Communicator& comm, const MpiWorld& world, const Collective& c,

@@ -137,6 +137,25 @@ TEST_F(MeasureTest, ColdCacheRotatesThroughTheFootprint) {
   EXPECT_EQ(comm.sets_allocated, 1u);
 }
 
+// What NCCL reserves once per launch (as nccl-tests allocates for its largest size): the most
+// bytes one size's sets need, which with --cache cold is not the largest message's.
+TEST_F(MeasureTest, LaunchFootprintIsTheLargestSizesSets) {
+  Collective small = allreduce();  // 1 KiB sent and received: 2 KiB a set
+  Collective big = allreduce();
+  big.count = 3u << 20;  // 12 MiB sent and received: 24 MiB a set
+  Collective gather = allreduce();
+  gather.kind = CollKind::kAllgather;
+  gather.op = ReduceOp::kNone;
+  gather.count = 1u << 20;  // 4 MiB sent, 8 MiB received on 2 ranks: 12 MiB a set
+  const std::vector<Collective> plan{small, big, gather};
+  RunPolicy p = policy();
+  EXPECT_EQ(launch_footprint_bytes(plan, 2, p), 24u << 20);
+  // Cold, 128 MiB: 65536 sets of 2 KiB, ceil(128/24) = 6 sets of 24 MiB, 11 of 12 MiB.
+  p.cache = CacheMode::kCold;
+  EXPECT_EQ(launch_footprint_bytes(plan, 2, p), 144u << 20);
+  EXPECT_EQ(launch_footprint_bytes({}, 2, p), 0u);
+}
+
 TEST_F(MeasureTest, ValidationRunsEachRoundOutsideTimingAndSumsWrong) {
   RunPolicy p = policy();
   p.check_rounds = 3;

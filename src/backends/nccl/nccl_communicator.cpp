@@ -23,24 +23,6 @@
 
 namespace colltune {
 
-void DeviceBuffers::destroy_graphs() {
-  for (auto& gpu : gpus) {
-    cudaSetDevice(gpu.ordinal);
-    for (auto& [key, exec] : gpu.graphs) cudaGraphExecDestroy(exec);
-    gpu.graphs.clear();
-  }
-}
-
-DeviceBuffers::~DeviceBuffers() {
-  if (registry != nullptr) registry->erase(this);
-  destroy_graphs();
-  for (auto& gpu : gpus) {
-    cudaSetDevice(gpu.ordinal);
-    nccl_allocated ? static_cast<void>(ncclMemFree(gpu.pool))
-                   : static_cast<void>(cudaFree(gpu.pool));
-  }
-}
-
 NcclCommunicator::NcclCommunicator(MpiWorld& world, const BackendOptions& options)
     : impl_(std::make_unique<Impl>()) {
   impl_->world = &world;
@@ -253,29 +235,6 @@ bool NcclCommunicator::Impl::can_probe() const {
   const char* shared_registration = std::getenv("NCCL_SINGLE_PROC_MEM_REG_ENABLE");
   return blocking && (gpus.size() == 1 || shared_registration == nullptr ||
                       std::string_view(shared_registration) == "0");
-}
-
-std::unique_ptr<Buffers> NcclCommunicator::allocate(const Collective& c, std::size_t sets) {
-  auto buffers = std::make_unique<DeviceBuffers>();
-  buffers->registry = &impl_->live_buffers;
-  impl_->live_buffers.insert(buffers.get());
-  buffers->sets = std::max<std::size_t>(sets, 1);
-  buffers->nccl_allocated = impl_->options.nccl_mem_alloc;
-  buffers->layout = set_layout(c, impl_->nranks);
-  for (const Gpu& gpu : impl_->gpus) {
-    COLLTUNE_CUDA_CHECK(cudaSetDevice(gpu.ordinal));
-    auto& mine = buffers->gpus.emplace_back();
-    mine.ordinal = gpu.ordinal;
-    const std::size_t bytes = buffers->sets * buffers->layout.stride_bytes;
-    if (impl_->options.nccl_mem_alloc) {
-      // The same size on every rank, as NCCL's registration of user buffers expects.
-      COLLTUNE_NCCL_CHECK(ncclMemAlloc(reinterpret_cast<void**>(&mine.pool), bytes));
-    } else {
-      COLLTUNE_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&mine.pool), bytes));
-    }
-    if (c.kind == CollKind::kAlltoallv) mine.exchange = rank_exchange(c, impl_->nranks, gpu.rank);
-  }
-  return buffers;
 }
 
 void NcclCommunicator::Impl::issue(const Collective& c, DeviceBuffers& buffers, int n,

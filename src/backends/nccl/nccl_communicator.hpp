@@ -25,6 +25,7 @@ class NcclCommunicator : public Communicator {
   std::map<std::string, std::string> settings() const override;
   std::optional<std::string> unsupported(const Collective& c) const override;
   std::optional<std::string> probe(const Collective& c) override;
+  void reserve(std::uint64_t bytes) override;
   std::unique_ptr<Buffers> allocate(const Collective& c, std::size_t sets) override;
   void prepare(const Collective& c, Buffers& buffers, int n, int batches) override;
   void launch(const Collective& c, Buffers& buffers, int n) override;

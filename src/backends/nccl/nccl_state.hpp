@@ -7,6 +7,7 @@
 #include <nccl.h>
 
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <utility>
@@ -51,6 +52,18 @@ struct Gpu {
   DeviceInfo info;
 };
 
+// One pool per GPU, allocated once per launch for its largest size and lent to each size in turn
+// (reserve()): NCCL keeps user-buffer registrations by address and releases a graph's lazily
+// (register.cc, group.cc), so memory freed and allocated again at a reused address could meet a
+// stale registration. nccl-tests likewise allocates once for the largest size.
+struct ReservedPools {
+  std::vector<int> ordinals;  // per GPU, in the order of NcclCommunicator::Impl::gpus
+  std::vector<char*> pools;   // per GPU, `bytes` each
+  std::uint64_t bytes = 0;
+  bool nccl_allocated = false;  // from ncclMemAlloc: freed with ncclMemFree
+  ~ReservedPools();
+};
+
 // `sets` buffer sets per GPU in one allocation, laid out by set_layout (one cudaMalloc however
 // many sets --cache cold rotates through).
 class DeviceBuffers : public Buffers {
@@ -70,6 +83,8 @@ class DeviceBuffers : public Buffers {
   // communicator is gone.
   std::set<DeviceBuffers*>* registry = nullptr;
   bool nccl_allocated = false;  // pools from ncclMemAlloc: freed with ncclMemFree
+  // Set where the pools are the reservation's: kept alive while these buffers are, not freed here.
+  std::shared_ptr<ReservedPools> lent;
 
   // Destroys the captured graphs: NCCL's abort and destroy wait until no graph references the
   // communicator (init.cc, commDestroySync), so they must go first.
@@ -89,9 +104,10 @@ struct NcclCommunicator::Impl {
   BackendOptions options;
   std::vector<Gpu> gpus;
   int nranks = 1;
-  int gpus_per_node = 0;                  // the most ranks of the communicator on one host
-  std::set<DeviceBuffers*> live_buffers;  // allocated here and not yet freed
-  std::vector<char*> probe_scratch;       // per GPU, for probe(); freed with the communicator
+  int gpus_per_node = 0;                    // the most ranks of the communicator on one host
+  std::set<DeviceBuffers*> live_buffers;    // allocated here and not yet freed
+  std::vector<char*> probe_scratch;         // per GPU, for probe(); freed with the communicator
+  std::shared_ptr<ReservedPools> reserved;  // null: each allocate() allocates its own
 
   // Issues n ops on every GPU, op i on buffer set (first + i) mod sets.
   void issue(const Collective& c, DeviceBuffers& buffers, int n, std::size_t first);

@@ -9,8 +9,15 @@
 # neither exists. NCCL and the CUDA runtime (which the topology probe loads) are looked for in
 # the CUDA prefix, $NCCL_HOME, and every python3 site directory's nvidia/nccl/lib, nvidia/cu13/lib
 # and nvidia/cuda_runtime/lib (the wheels' layouts; nvidia.nccl is a namespace package). Without
-# mpirun on PATH the bundle's build without MPI runs. Exit 2 when colltune cannot start.
+# mpirun on PATH the bundle's build without MPI runs. Two-rank checks run on one GPU where the
+# host's NCCL is 2.30 or later (NCCL_MULTI_RANK_GPU_ENABLE=1); on an older one validate_gpu.py
+# says which it skipped and why. Everything printed also goes to one log, $GPU_CHECK_LOG
+# (default gpu-check.log here; $OUT/gpu-check.log on the lent device machine). Exit 2 when
+# colltune cannot start.
 set -uo pipefail
+log=${GPU_CHECK_LOG:-${OUT:+$OUT/}gpu-check.log}
+exec > >(tee -a "$log") 2>&1
+echo "== gpu-check $(date -u +%FT%TZ) on $(hostname): log $log"
 bundle=$(realpath -m "${1:-$(dirname "$0")/../gpu-bundle}")
 cd "$(dirname "$0")/.."
 if [ ! -x "$bundle/colltune" ] && [ ! -x build/src/colltune ]; then

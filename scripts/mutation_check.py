@@ -305,6 +305,11 @@ MUTANTS = [
      "a 300-character --out name fails late with the system's words, not naming the flag"),
     ("src/report/tune.cpp", "      if (tuner_channels(d, v.fastest) != \"-1\") {", "      if (false) {",
      "TunePlugin", "the example tuner CSV applies NCCL_MAX_CTAS to every call"),
+    ("src/runner/measure.cpp", "largest, sets_for(c, nranks, policy) *", "largest, 1 *",
+     "MeasureTest", "NCCL's reservation sized for one set: every cold size allocates its own"),
+    ("src/backends/nccl/gpu_choice.cpp", "return nccl_version >= kFirstSharingNccl &&",
+     "return true &&", "GpuChoice",
+     "two ranks put on one GPU under NCCL 2.29, which fails them at init (Duplicate GPU)"),
 ]
 
 
@@ -316,9 +321,7 @@ def main():
     args = parser.parse_args()
     root = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
     os.chdir(root)
-    results = [    ("src/runner/measure.cpp", "largest, sets_for(c, nranks, policy) *", "largest, 1 *",
-     "MeasureTest", "NCCL's reservation sized for one set: every cold size allocates its own"),
-]
+    results = []
     for path, original, mutant, tests, what in MUTANTS[args.skip:]:
         if args.only and args.only not in what:
             continue

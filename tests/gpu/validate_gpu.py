@@ -1,12 +1,14 @@
 """On a GPU (label gpu): every collective x dtype x op (avg, half, bfloat16 and fp8 included)
 validates with #wrong 0 through NCCL, with and without -G, and on a non-blocking communicator;
 --interleave NCCL_ALGO tells NCCL each value at its own communicator's init and NCCL chooses it
-(its TUNING lines; needs two GPUs, one rank never reads NCCL_ALGO); a corrupted element
-is caught; with two or more GPUs, -g 2 drives them from one process and validates alike, and
-mpirun -np 2 (where the host has it) over MPI; on one GPU it prints which checks it could not
-make. Runs colltune without a launcher (single-process mode), so it needs no MPI. Skipped (77)
-where no GPU is visible; a GPU host whose build lacks NCCL fails.
-With two GPUs and mpirun it also runs the NCCL timeout path (a rank that never joins: exit 4)."""
+(its TUNING lines; needs two ranks, one rank never reads NCCL_ALGO); a corrupted element
+is caught. Two ranks run on two GPUs, or on one with NCCL 2.30 or later
+(NCCL_MULTI_RANK_GPU_ENABLE=1): -g 2 drives them from one process and validates alike, skips
+agree, --interleave NCCL_ALGO switches, the tuner plugin is loaded and its row applied; where the
+host has mpirun, also mpirun -np 2 over MPI, verify of an nccl-plugin file, the NCCL abort path
+and a rank missing at init (exit 4). Otherwise it prints which checks it could not make, and why.
+Runs colltune without a launcher (single-process mode) where it can, so most of it needs no MPI.
+Skipped (77) where no GPU is visible; a GPU host whose build lacks NCCL fails."""
 import argparse
 import json
 import os
@@ -25,9 +27,10 @@ env = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_"
 workdir = tempfile.mkdtemp(prefix="colltune-gpu-")
 
 
-def run(run_args, limit_seconds=300):
-    proc = subprocess.run([args.colltune, "run", "--backend", "nccl"] + run_args, env=env,
-                          capture_output=True, text=True, timeout=limit_seconds)
+def run(run_args, limit_seconds=300, extra_env=None):
+    proc = subprocess.run([args.colltune, "run", "--backend", "nccl"] + run_args,
+                          env=dict(env, **(extra_env or {})), capture_output=True, text=True,
+                          timeout=limit_seconds)
     return proc.returncode, proc.stdout, proc.stderr
 
 
@@ -35,7 +38,9 @@ smi = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True) \
     if any(os.access(os.path.join(d, "nvidia-smi"), os.X_OK)
            for d in os.environ.get("PATH", "").split(os.pathsep)) else None
 visible = smi.stdout.count("GPU ") if smi and smi.returncode == 0 else 0
-code, _, stderr = run(["-b", "8", "-e", "8", "-n", "1", "-w", "0", "--repetitions", "1"], 120)
+probe_out = os.path.join(workdir, "probe.jsonl")
+code, _, stderr = run(["-b", "8", "-e", "8", "-n", "1", "-w", "0", "--repetitions", "1",
+                       "--json", probe_out], 120)
 # No GPU here: a skip. A GPU the build or the probe cannot use: a failure, never a skip.
 for marker, broken, absent in [
         ("not built into this colltune", "this colltune has no NCCL backend",
@@ -48,12 +53,32 @@ for marker, broken, absent in [
         print(f"validate_gpu: skipped, {absent}")
         sys.exit(77)
 check(code == 0, f"probe: exit {code}: {stderr[-800:]}")
+nccl_text = "unknown"
+if os.path.exists(probe_out):
+    with open(probe_out) as f:
+        nccl_text = json.loads(f.readline())["context"]["library_versions"].get("nccl", "unknown")
+nccl = tuple(int(x) for x in re.findall(r"\d+", nccl_text)[:2]) or (0, 0)
+# Two ranks: on two GPUs, or on one where NCCL lets ranks share it (init.cc from v2.30.3-1).
+if visible >= 2:
+    pair_env, pair_absent = {}, None
+elif nccl >= (2, 30):
+    pair_env, pair_absent = {"NCCL_MULTI_RANK_GPU_ENABLE": "1"}, None
+    print(f"validate_gpu: one GPU, NCCL {nccl_text}: two ranks share it "
+          "(NCCL_MULTI_RANK_GPU_ENABLE=1)")
+else:
+    pair_env, pair_absent = None, (f"one GPU and NCCL {nccl_text}: two ranks on one GPU need "
+                                   "NCCL 2.30 or later (NCCL_MULTI_RANK_GPU_ENABLE)")
+mpirun_found = subprocess.run(["sh", "-c", "command -v mpirun"], capture_output=True,
+                              text=True).returncode == 0
+mpi_env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               **(pair_env or {}))
 
 
-def validate(label, extra):
+def validate(label, extra, extra_env=None):
     out = os.path.join(workdir, "gpu.jsonl")
     code, stdout, stderr = run(["--coll", "all", "-d", "all", "-o", "all", "-b", "8", "-e", "1M",
-                                "-f", "64", "-n", "2", "--repetitions", "2", "--json", out] + extra)
+                                "-f", "64", "-n", "2", "--repetitions", "2", "--json", out] + extra,
+                               extra_env=extra_env)
     check(code == 0, f"{label}: exit {code}: {stderr[-1500:]}")
     if not os.path.exists(out):
         return []
@@ -109,8 +134,9 @@ for algo, coll, expected in (("NVLS", "allreduce,reduce_scatter", ("int8", "sum"
     out = os.path.join(workdir, f"algo-{algo}.jsonl")
     proc = subprocess.run([args.colltune, "run", "--backend", "nccl", "--coll", coll, "-d", "all",
                            "-o", "all", "-b", "1K", "-e", "1K", "-n", "2", "--repetitions", "2",
-                           "--json", out] + (["-g", "2"] if visible >= 2 else []),
-                          env=dict(env, NCCL_ALGO=algo), capture_output=True, text=True,
+                           "--json", out] + (["-g", "2"] if pair_env is not None else []),
+                          env=dict(env, NCCL_ALGO=algo, **(pair_env or {})),
+                          capture_output=True, text=True,
                           timeout=300)
     check(proc.returncode in (0, 5), f"NCCL_ALGO={algo} -d all -o all: exit {proc.returncode}: "
                                      f"{proc.stderr[-800:]}")
@@ -126,13 +152,14 @@ for algo, coll, expected in (("NVLS", "allreduce,reduce_scatter", ("int8", "sum"
     print(f"validate_gpu: NCCL_ALGO={algo}: {sum(r['skipped'] is None for r in rows)} measured, "
           f"{sum(bool(r['skipped']) for r in rows)} skipped")
 
-# --interleave NCCL_ALGO needs 2+ ranks (NCCL's one-rank path never reads it): on one GPU it is
-# refused; on two, -g 2 gives each value its own 2-rank communicator.
-if visible < 2:
-    code, _, stderr = run(["--coll", "allreduce", "--interleave", "NCCL_ALGO=Ring,Tree"], 60)
-    check(code == 2 and "allowed: 2 or more ranks" in stderr,
-          f"--interleave NCCL_ALGO on one GPU: exit {code}, {stderr[-400:]}")
-    print("validate_gpu: NOT CHECKED: --interleave NCCL_ALGO switching (needs 2 GPUs)")
+# --interleave NCCL_ALGO needs 2+ ranks (NCCL's one-rank path never reads it): on one rank it is
+# refused; with two, -g 2 gives each value its own 2-rank communicator.
+code, _, stderr = run(["--coll", "allreduce", "--interleave", "NCCL_ALGO=Ring,Tree"], 60)
+check(code == 2 and "allowed: 2 or more ranks" in stderr,
+      f"--interleave NCCL_ALGO on one rank: exit {code}, {stderr[-400:]}")
+if pair_env is None:
+    print(f"validate_gpu: NOT CHECKED: --interleave NCCL_ALGO switching, the tuner plugin "
+          f"({pair_absent})")
 else:
     # --interleave NCCL_ALGO: one communicator per value, each told its value at init (NCCL's INFO
     # line per init) and validated; the launch's environment is back afterwards (context lacks it).
@@ -141,7 +168,7 @@ else:
                            "-e", "1M", "-n", "5", "--repetitions", "3", "--json", out, "--interleave",
                            "NCCL_ALGO=Ring,Tree,default", "-g", "2"],
                           env=dict(env, NCCL_DEBUG="INFO", NCCL_DEBUG_SUBSYS="ENV,TUNING",
-                                   NCCL_PROTO="Simple"),
+                                   NCCL_PROTO="Simple", **pair_env),
                           capture_output=True, text=True, timeout=300)
     log = proc.stdout + proc.stderr
     check(proc.returncode == 0, f"--interleave NCCL_ALGO: exit {proc.returncode}: {proc.stderr[-800:]}")
@@ -176,7 +203,8 @@ else:
         proc = subprocess.run([args.colltune, "run", "--backend", "nccl", "--coll", "allreduce",
                                "-b", "1M", "-e", "1M", "-n", "5", "--repetitions", "2", "-g", "2"],
                               env=dict(env, NCCL_DEBUG="INFO", NCCL_DEBUG_SUBSYS="INIT,TUNING",
-                                       NCCL_TUNER_PLUGIN=plugin, COLLTUNE_TUNER_FILE=tuned),
+                                       NCCL_TUNER_PLUGIN=plugin, COLLTUNE_TUNER_FILE=tuned,
+                                       **pair_env),
                               capture_output=True, text=True, timeout=300)
         log = proc.stdout + proc.stderr
         check(proc.returncode == 0 and "colltune tuner:" in log,
@@ -207,83 +235,109 @@ else:
 code, stdout, _ = run(["--coll", "allreduce", "-b", "1K", "-e", "1K", "--test-corrupt"])
 check(code == 7 and "FAILED" in stdout, f"corrupted result: exit {code}")
 
-if visible >= 2:
-    records = validate("-g 2", ["-g", "2"])
+if pair_env is not None:
+    records = validate("-g 2", ["-g", "2"], pair_env)
     check(all(r["nranks"] == 2 for r in records), "-g 2: records do not say 2 ranks")
-    check(len({p["gpu"] for p in records[0]["context"]["placement"]}) == 2 if records else False,
-          "-g 2: placement does not name two GPUs")
-    # Two processes over MPI, one GPU each, where this host has mpirun.
-    mpirun = subprocess.run(["sh", "-c", "command -v mpirun"], capture_output=True, text=True)
-    if mpirun.returncode == 0:
+    check(len({p["gpu"] for p in records[0]["context"]["placement"]}) == min(visible, 2)
+          if records else False, f"-g 2: placement does not name {min(visible, 2)} GPU(s)")
+    # Two processes over MPI, where this host has mpirun.
+    if mpirun_found:
+        def mpirun(colltune_args, limit_seconds=300):
+            return subprocess.run(["mpirun", "--oversubscribe", "-np", "2", args.colltune] +
+                                  colltune_args, env=mpi_env, capture_output=True, text=True,
+                                  timeout=limit_seconds)
         out = os.path.join(workdir, "mpi2.jsonl")
-        proc = subprocess.run(["mpirun", "--oversubscribe", "-np", "2", args.colltune, "run",
-                               "--backend", "nccl", "--coll",
-                               "allreduce,alltoall,sendrecv,pingpong,alltoallv,gather,scatter",
-                               "--exchange", "zipf:1", "-r", "-1", "-b", "8", "-e", "1M", "-f",
-                               "64", "--json", out],
-                              env=dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1",
-                                       OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1"),
-                              capture_output=True, text=True, timeout=300)
+        proc = mpirun(["run", "--backend", "nccl", "--coll",
+                       "allreduce,alltoall,sendrecv,pingpong,alltoallv,gather,scatter",
+                       "--exchange", "zipf:1", "-r", "-1", "-b", "8", "-e", "1M", "-f", "64",
+                       "--json", out])
         check(proc.returncode == 0, f"mpirun -np 2 --backend nccl: exit {proc.returncode}: "
                                     f"{proc.stderr[-800:]}")
         if os.path.exists(out):
             rs = [json.loads(line) for line in open(out)]
             check(rs and all(r["nranks"] == 2 and (r["skipped"] is not None or r["wrong"] == 0)
                              for r in rs), "mpirun -np 2 --backend nccl: nranks or #wrong")
+        # Skips agree over processes: PAT with two ranks on one node is NCCL's to refuse
+        # (ncclPatEnable), and both ranks must write the same skip, not one of them an error.
+        out = os.path.join(workdir, "mpi2-skip.jsonl")
+        proc = mpirun(["run", "--backend", "nccl", "--coll", "allgather,allreduce", "-b", "1K",
+                       "-e", "1K", "-n", "2", "--repetitions", "2", "--interleave",
+                       "NCCL_ALGO=PAT,Ring", "--json", out])
+        rs = [json.loads(line) for line in open(out)] if os.path.exists(out) else []
+        pat = [r for r in rs if r["in_process_knobs"]["NCCL_ALGO"] == "PAT"]
+        ring = [r for r in rs if r["in_process_knobs"]["NCCL_ALGO"] == "Ring"]
+        check(proc.returncode in (0, 5) and pat and all(r["skipped"] for r in pat) and ring and
+              all(r["skipped"] is None and r["wrong"] == 0 for r in ring),
+              f"mpirun -np 2 --interleave NCCL_ALGO=PAT,Ring: exit {proc.returncode}, PAT "
+              f"{[r['skipped'] for r in pat]}, Ring {[r['wrong'] for r in ring]}: "
+              f"{proc.stderr[-600:]}")
+        # verify of an nccl-plugin file: launches with the plugin beside colltune, and says that
+        # NCCL loaded it and that its row is for this communicator before it measures.
+        tuned = os.path.join(workdir, "tuned-2.json")
+        with open(tuned, "w") as f:
+            json.dump({"format": "colltune-nccl-tuned", "version": 1, "rows": [
+                {"collective": "allreduce", "min_bytes": 1 << 20, "max_bytes": 1 << 20,
+                 "nnodes": 1, "nranks": 2, "algorithm": "ring", "protocol": "simple",
+                 "channels": "any"}]}, f)
+        proc = subprocess.run([args.colltune, "verify", tuned, "--np", "2", "--rounds", "2",
+                               "--results", os.path.join(workdir, "verify")], env=mpi_env,
+                              capture_output=True, text=True, timeout=600)
+        applied = "NCCL loaded colltune's tuner plugin: 1 of its 1 rows" in proc.stdout
+        check(proc.returncode in (0, 1, 3) and applied,
+              f"verify of an nccl-plugin file: exit {proc.returncode}, plugin applied: {applied}: "
+              f"{(proc.stdout + proc.stderr)[-800:]}")
+        print(f"validate_gpu: verify of an nccl-plugin file: exit {proc.returncode}, the plugin "
+              f"applied: {applied}")
         # The NCCL abort path: rank 1 stops after its first completed op (connected, so rank 0
         # does not block on the host in NCCL's runtime connect, init.cc ~1269), rank 0's next
         # allreduce waits on its GPU; synchronize gives up at --timeout, aborts the
         # communicators (ncclCommAbort) and the job ends with 4, saying so.
-        proc = subprocess.run(["mpirun", "--oversubscribe", "-np", "2", args.colltune, "run",
-                               "--backend", "nccl", "--coll", "allreduce", "-b", "1K", "-e", "1K",
-                               "--timeout", "5", "--test-hang-rank", "1",
-                               "--test-hang-after-first-op"],
-                              env=dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1",
-                                       OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1"),
-                              capture_output=True, text=True, timeout=120)
+        proc = mpirun(["run", "--backend", "nccl", "--coll", "allreduce", "-b", "1K", "-e", "1K",
+                       "--timeout", "5", "--test-hang-rank", "1", "--test-hang-after-first-op"],
+                      120)
         check(proc.returncode == 4 and
               "did not finish within 5000 ms (--timeout); communicator aborted" in proc.stderr,
               f"NCCL abort path: exit {proc.returncode}, {proc.stderr[-800:]}")
         # A rank that never reaches its communicator's creation: the watchdog, armed around
         # NCCL's init, ends the job with 4 naming that step (no hang).
-        proc = subprocess.run(["mpirun", "--oversubscribe", "-np", "2", args.colltune, "run",
-                               "--backend", "nccl", "--coll", "allreduce", "-b", "1K", "-e", "1K",
-                               "--timeout", "5", "--test-hang-setup-rank", "1"],
-                              env=dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1",
-                                       OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1"),
-                              capture_output=True, text=True, timeout=120)
+        proc = mpirun(["run", "--backend", "nccl", "--coll", "allreduce", "-b", "1K", "-e", "1K",
+                       "--timeout", "5", "--test-hang-setup-rank", "1"], 120)
         check(proc.returncode == 4 and "creating the communicators (nccl init)" in proc.stderr,
               f"a rank missing at NCCL init: exit {proc.returncode}, {proc.stderr[-800:]}")
         # MPI on GPU memory, where this Open MPI is CUDA-aware: validated like host buffers,
-        # and the records say where the buffers were. Otherwise its refusal, exit 2.
-        info = subprocess.run(["ompi_info", "--parsable", "--all"], capture_output=True, text=True)
-        aware = "mpi_built_with_cuda_support:value:true" in info.stdout
-        out = os.path.join(workdir, "mpi-device.jsonl")
-        proc = subprocess.run(["mpirun", "--oversubscribe", "-np", "2", args.colltune, "run",
-                               "--buffers", "device", "--coll", "allreduce,alltoall,alltoallv",
-                               "--exchange", "hot:4", "-b", "8", "-e", "1M", "-f", "64",
-                               "--json", out],
-                              env=dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1",
-                                       OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1"),
-                              capture_output=True, text=True, timeout=300)
-        if aware:
-            check(proc.returncode == 0, f"--buffers device: exit {proc.returncode}: "
-                                        f"{proc.stderr[-800:]}")
-            rs = [json.loads(line) for line in open(out)] if os.path.exists(out) else []
-            check(rs and all(r["wrong"] == 0 for r in rs if r["skipped"] is None) and
-                  rs[0]["context"]["backend_settings"].get("memory") == "device" and
-                  rs[0]["context"]["placement"][0]["gpu"],
-                  "--buffers device: #wrong, backend_settings.memory or the placement's GPU")
+        # and the records say where the buffers were. Otherwise its refusal, exit 2. One GPU
+        # per rank: MPI's device buffers do not share a GPU.
+        if visible >= 2:
+            info = subprocess.run(["ompi_info", "--parsable", "--all"], capture_output=True,
+                                  text=True)
+            aware = "mpi_built_with_cuda_support:value:true" in info.stdout
+            out = os.path.join(workdir, "mpi-device.jsonl")
+            proc = mpirun(["run", "--buffers", "device", "--coll", "allreduce,alltoall,alltoallv",
+                           "--exchange", "hot:4", "-b", "8", "-e", "1M", "-f", "64", "--json",
+                           out])
+            if aware:
+                check(proc.returncode == 0, f"--buffers device: exit {proc.returncode}: "
+                                            f"{proc.stderr[-800:]}")
+                rs = [json.loads(line) for line in open(out)] if os.path.exists(out) else []
+                check(rs and all(r["wrong"] == 0 for r in rs if r["skipped"] is None) and
+                      rs[0]["context"]["backend_settings"].get("memory") == "device" and
+                      rs[0]["context"]["placement"][0]["gpu"],
+                      "--buffers device: #wrong, backend_settings.memory or the placement's GPU")
+            else:
+                check(proc.returncode == 2 and "is not CUDA-aware" in proc.stderr,
+                      f"--buffers device on an MPI without CUDA: exit {proc.returncode}")
+                print("validate_gpu: NOT CHECKED: --buffers device measurements (this Open MPI "
+                      "is not CUDA-aware)")
         else:
-            check(proc.returncode == 2 and "is not CUDA-aware" in proc.stderr,
-                  f"--buffers device on an MPI without CUDA: exit {proc.returncode}")
-            print("validate_gpu: NOT CHECKED: --buffers device measurements (this Open MPI is "
-                  "not CUDA-aware)")
+            print("validate_gpu: NOT CHECKED: mpirun -np 2 --buffers device (one GPU)")
     else:
-        print("validate_gpu: NOT CHECKED: mpirun -np 2 --backend nccl (no mpirun on this host)")
+        print("validate_gpu: NOT CHECKED: mpirun -np 2 --backend nccl, skip agreement over "
+              "processes, verify of an nccl-plugin file, the NCCL abort path, a rank missing at "
+              "init (no mpirun on this host)")
 else:
-    # One GPU: every reduction is a copy and point-to-point cannot run. Say what was not checked.
-    print(f"validate_gpu: {visible} GPU visible; NOT CHECKED here: -g 2 (two ranks in one "
-          "process), mpirun -np 2 --backend nccl, reductions across ranks (one rank's are copies), "
-          "sendrecv / pingpong / bw / bibw (need two ranks), the NCCL timeout path")
+    # One rank: every reduction is a copy and point-to-point cannot run. Say what was not checked.
+    print(f"validate_gpu: NOT CHECKED ({pair_absent}): -g 2 (two ranks in one process), the tuner "
+          "plugin, mpirun -np 2 --backend nccl, reductions across ranks (one rank's are copies), "
+          "sendrecv / pingpong / bw / bibw (need two ranks), verify of an nccl-plugin file, the "
+          "NCCL abort path, a rank missing at init")
 finish("validate_gpu")

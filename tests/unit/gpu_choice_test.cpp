@@ -42,8 +42,27 @@ TEST(GpuChoice, TooFewGpusIsOneLine) {
   EXPECT_EQ(problem(2, 1, -1, 3),
             "-g/--gpus: local rank 3 on node7 needs GPU 3 of its own, but it shows 2 "
             "(CUDA_VISIBLE_DEVICES=0,1); allowed: at most 2 ranks per host with -g 1 (NCCL "
-            "refuses two ranks on one GPU)");
+            "refuses two ranks on one GPU before 2.30, and from 2.30 without "
+            "NCCL_MULTI_RANK_GPU_ENABLE=1)");
   EXPECT_EQ(ordinals(2, 1, -1, 1), std::vector<int>{1});
+}
+
+// NCCL 2.30 reads NCCL_MULTI_RANK_GPU_ENABLE (init.cc, not in v2.29.7-1); then ranks wrap onto
+// the GPUs there are: the one-GPU host runs two ranks, in two processes or in one (-g 2).
+TEST(GpuChoice, RanksShareAGpuOnlyWhereNcclAllowsIt) {
+  EXPECT_TRUE(nccl_ranks_may_share_gpu(23000, "1"));
+  EXPECT_TRUE(nccl_ranks_may_share_gpu(23206, "1"));
+  EXPECT_FALSE(nccl_ranks_may_share_gpu(22907, "1"));  // 2.29.7: NCCL ignores it
+  EXPECT_FALSE(nccl_ranks_may_share_gpu(23000, "0"));
+  EXPECT_FALSE(nccl_ranks_may_share_gpu(23000, ""));
+  EXPECT_FALSE(nccl_ranks_may_share_gpu(23000, nullptr));
+  const auto shared = [](int visible, int gpus, int device, int local_rank) {
+    return choose_gpus(visible, gpus, device, local_rank, "h", "unset", true).ordinals;
+  };
+  EXPECT_EQ(shared(1, 1, -1, 1), std::vector<int>{0});
+  EXPECT_EQ(shared(1, 2, -1, 0), (std::vector<int>{0, 0}));
+  EXPECT_EQ(shared(2, 2, -1, 1), (std::vector<int>{0, 1}));
+  EXPECT_EQ(shared(2, 1, 1, 0), std::vector<int>{1});
 }
 
 }  // namespace

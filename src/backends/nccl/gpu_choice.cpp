@@ -2,11 +2,25 @@
 
 #include <fmt/format.h>
 
+#include <string_view>
+
 namespace colltune {
 
+bool nccl_ranks_may_share_gpu(int nccl_version, const char* multi_rank_gpu_enable) {
+  // NCCL_VERSION(2, 30, 0), spelled out: this file builds without nccl.h.
+  constexpr int kFirstSharingNccl = 2 * 10000 + 30 * 100;
+  return nccl_version >= kFirstSharingNccl && multi_rank_gpu_enable != nullptr &&
+         *multi_rank_gpu_enable != '\0' && std::string_view(multi_rank_gpu_enable) != "0";
+}
+
 GpuChoice choose_gpus(int visible, int gpus, int first_device, int local_rank,
-                      const std::string& host, const std::string& mask) {
+                      const std::string& host, const std::string& mask, bool ranks_may_share) {
   GpuChoice choice;
+  if (ranks_may_share && visible > 0) {
+    const int first = first_device >= 0 ? first_device : local_rank * gpus;
+    for (int i = 0; i < gpus; ++i) choice.ordinals.push_back((first + i) % visible);
+    return choice;
+  }
   if (gpus > visible) {
     choice.problem = fmt::format(
         "-g/--gpus: {} is more GPUs than {} shows ({}, CUDA_VISIBLE_DEVICES={}); allowed: 1 to {}",
@@ -20,7 +34,7 @@ GpuChoice choose_gpus(int visible, int gpus, int first_device, int local_rank,
     choice.problem = fmt::format(
         "-g/--gpus: local rank {} on {} needs GPU {} of its own, but it shows {} "
         "(CUDA_VISIBLE_DEVICES={}); allowed: at most {} ranks per host with -g 1 (NCCL refuses "
-        "two ranks on one GPU)",
+        "two ranks on one GPU before 2.30, and from 2.30 without NCCL_MULTI_RANK_GPU_ENABLE=1)",
         local_rank, host, local_rank, visible, mask, visible);
   } else if (first_device < 0 && gpus > 1 && (local_rank + 1) * gpus > visible) {
     choice.problem = fmt::format(

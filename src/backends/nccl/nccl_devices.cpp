@@ -40,8 +40,14 @@ std::vector<int> choose_devices(const MpiWorld& world, const BackendOptions& opt
         : mpi_backend_built()       ? ", or --backend mpi"
                                     : ""));
   }
+  int nccl_version = 0;
+  ncclGetVersion(&nccl_version);
+  // MPI on device buffers (--buffers device) has no such rule, but keeps one GPU per rank too.
+  const bool share =
+      wants == "--backend nccl" &&
+      nccl_ranks_may_share_gpu(nccl_version, std::getenv("NCCL_MULTI_RANK_GPU_ENABLE"));
   GpuChoice choice = choose_gpus(visible, std::max(options.gpus, 1), options.device,
-                                 world.local_rank(), world.host(), visible_devices_text());
+                                 world.local_rank(), world.host(), visible_devices_text(), share);
   if (world.sum_over_ranks(choice.problem.empty() ? 0 : 1) > 0) {
     throw ConfigError(choice.problem.empty() ? "--device/-g: another rank has too few GPUs for them"
                                              : choice.problem);

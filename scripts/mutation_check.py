@@ -310,6 +310,11 @@ MUTANTS = [
     ("src/backends/nccl/gpu_choice.cpp", "return nccl_version >= kFirstSharingNccl &&",
      "return true &&", "GpuChoice",
      "two ranks put on one GPU under NCCL 2.29, which fails them at init (Duplicate GPU)"),
+    ("src/store/results.cpp", "      r.round += offset;\n", "", "RecordFiles",
+     "every run file read as launch 1: compare and noise pool one launch's samples as several"),
+    ("src/store/results.cpp", "        if (at->second.first != second) continue;",
+     "        if (true) continue;", "RecordFiles",
+     "a record repeated in a file counted twice (its launch weighs double)"),
 ]
 
 

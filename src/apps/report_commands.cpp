@@ -156,12 +156,14 @@ int compare_command(const std::vector<std::string>& args) {
   if (!junit.empty()) check_output_path("--junit", junit);
   o.allow_incomplete = allow_incomplete;
   const LoadOptions load{skip_bad};
-  const Dataset a = load_datasets(base, load);
-  const Dataset b = load_datasets(cand, load);
+  // Each side merged as it is read: 10^6 records a side are never held.
+  CompareSide base_side, cand_side;
+  const Dataset a = load_datasets(base, load, [&](Record&& r) { base_side.add(r); });
+  const Dataset b = load_datasets(cand, load, [&](Record&& r) { cand_side.add(r); });
   print_left_out(a);
   print_left_out(b);
   if (noise.empty()) warn_short_spans(a, b);
-  const auto rows = compare(a, b, o);
+  const auto rows = compare(std::move(base_side), a, std::move(cand_side), b, o);
   std::fputs(compare_markdown(rows, a, b, o).c_str(), stdout);
   if (!junit.empty()) write_file_atomic(junit, compare_junit(rows, o));
   return gate_exit_code(rows, o);

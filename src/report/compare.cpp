@@ -11,56 +11,36 @@
 #include "core/decision.hpp"
 #include "core/sizes.hpp"
 #include "report/analysis.hpp"
+#include "report/compare_side.hpp"
 #include "report/escape.hpp"
 
 namespace colltune {
 namespace {
 
-using Key =
-    std::tuple<std::string, std::string, std::string, std::string, bool, int, std::uint64_t>;
+using Key = CompareSide::Key;
+using Series = CompareSide::Series;
 
-struct Merged {
-  std::map<int, std::vector<double>> launches;  // round -> samples
-  std::set<int> nranks;                         // every record's, so no one record decides
-  std::uint64_t wrong = 0;                      // wrong elements over its records
-  std::string skipped;                          // why, where every record of it was skipped
-  std::string label;
-};
+bool measured(const Series& s) { return !s.launches.empty(); }
 
-// Skipped records still count: their key tells "skipped in the candidate" from "not in it", and
-// a skipped record that found wrong results is still a failure.
-std::map<Key, Merged> merge(const Dataset& d) {
-  std::map<Key, Merged> out;
-  for (const Record& r : d.records) {
-    Merged& m = out[{r.point_id, r.collective, r.dtype, r.op, r.in_place, r.root, r.bytes}];
-    m.wrong += r.wrong.value_or(0);
-    m.nranks.insert(r.nranks);
-    const PointInfo* p = find_point(d, r.point_id);
-    m.label = p ? p->label : r.point_id;
-    if (r.skipped) {
-      if (m.skipped.empty()) m.skipped = *r.skipped;
-      continue;
-    }
-    auto& samples = m.launches[r.round];
-    samples.insert(samples.end(), r.samples_seconds.begin(), r.samples_seconds.end());
-  }
-  return out;
-}
+std::string rank_text(const Series& s) { return fmt::format("{}", fmt::join(rank_counts(s), "/")); }
 
-bool measured(const Merged& m) { return !m.launches.empty(); }
-
-std::string rank_counts(const std::set<int>& n) { return fmt::format("{}", fmt::join(n, "/")); }
-
-LaunchSamples launches_of(const Merged& m) {
+LaunchSamples launches_of(const Series& s) {
   LaunchSamples out;
-  for (const auto& [round, samples] : m.launches) out.push_back(samples);
+  for (const auto& [round, samples] : s.launches) out.push_back(samples);
   return out;
 }
 
-Comparison row_of(const Key& key, const std::string& label) {
+Comparison row_of(const Key& key, const Dataset& d) {
   Comparison c;
-  std::tie(c.point_id, c.collective, c.dtype, c.op, c.in_place, c.root, c.bytes) = key;
-  c.label = label;
+  c.point_id = *key.point_id;
+  c.collective = *key.collective;
+  c.dtype = *key.dtype;
+  c.op = *key.op;
+  c.in_place = key.in_place;
+  c.root = key.root;
+  c.bytes = key.bytes;
+  const PointInfo* p = find_point(d, c.point_id);
+  c.label = p ? p->label : c.point_id;
   return c;
 }
 
@@ -109,41 +89,53 @@ bool is_gap(Verdict v) {
 }
 
 std::vector<Comparison> compare(const Dataset& base, const Dataset& cand, const CompareOptions& o) {
-  const auto a = merge(base);
-  const auto b = merge(cand);
+  return compare(compare_side(base), base, compare_side(cand), cand, o);
+}
+
+std::vector<Comparison> compare(CompareSide base_side, const Dataset& base, CompareSide cand_side,
+                                const Dataset& cand, const CompareOptions& o) {
+  auto& a = base_side.series();
+  auto& b = cand_side.series();
   std::vector<Comparison> rows;
   std::vector<Pending> pending;
-  for (const auto& [key, old] : a) {
-    Comparison c = row_of(key, old.label);
-    c.base_nranks = *old.nranks.rbegin();
+  // Each series leaves its side once its row is made, so the rows grow into the memory the
+  // merged samples held.
+  for (auto old_at = a.begin(); old_at != a.end(); old_at = a.erase(old_at)) {
+    const Key& key = old_at->first;
+    const Series& old = old_at->second;
+    Comparison c = row_of(key, base);
+    c.base_nranks = rank_counts(old).back();
     c.base_launches = old.launches.size();
     const auto it = b.find(key);
-    const Merged* now = it == b.end() ? nullptr : &it->second;
+    const Series* now = it == b.end() ? nullptr : &it->second;
     if (now) {
-      c.cand_nranks = *now->nranks.rbegin();
+      c.cand_nranks = rank_counts(*now).back();
       c.cand_launches = now->launches.size();
     }
+    const auto done = [&] {
+      rows.push_back(std::move(c));
+      if (now) b.erase(it);
+    };
     // Wrong results fail whatever the times say: a fast wrong answer is no answer.
     if (old.wrong > 0 || (now && now->wrong > 0)) {
       c.verdict = Verdict::kWrong;
       c.note = fmt::format("{} wrong elements in the baseline, {} in the candidate", old.wrong,
                            now ? now->wrong : 0);
-      rows.push_back(std::move(c));
+      done();
       continue;
     }
     if (!now || !measured(*now) || !measured(old)) {
       c.verdict = Verdict::kMissing;
       c.note = !now             ? std::string("not in the candidate")
-               : !measured(old) ? "skipped in the baseline: " + old.skipped
-                                : "skipped in the candidate: " + now->skipped;
-      rows.push_back(std::move(c));
+               : !measured(old) ? "skipped in the baseline: " + *old.skipped
+                                : "skipped in the candidate: " + *now->skipped;
+      done();
       continue;
     }
-    if (old.nranks.size() > 1 || now->nranks.size() > 1 || old.nranks != now->nranks) {
+    if (!old.other_nranks.empty() || !now->other_nranks.empty() || old.nranks != now->nranks) {
       c.verdict = Verdict::kRankMismatch;
-      c.note =
-          fmt::format("{} ranks against {}", rank_counts(old.nranks), rank_counts(now->nranks));
-      rows.push_back(std::move(c));
+      c.note = fmt::format("{} ranks against {}", rank_text(old), rank_text(*now));
+      done();
       continue;
     }
     CompareOptions::RunSpread run_sd = o.run_sd;
@@ -174,12 +166,12 @@ std::vector<Comparison> compare(const Dataset& base, const Dataset& cand, const 
     } else {
       pending.push_back({rows.size(), t.p_slower, t.p_faster});
     }
-    rows.push_back(std::move(c));
+    done();
   }
+  // What is left of the candidate is in it alone.
   for (const auto& [key, now] : b) {
-    if (a.count(key)) continue;
-    Comparison c = row_of(key, now.label);
-    c.cand_nranks = *now.nranks.rbegin();
+    Comparison c = row_of(key, cand);
+    c.cand_nranks = rank_counts(now).back();
     c.cand_launches = now.launches.size();
     c.verdict = now.wrong > 0 ? Verdict::kWrong : Verdict::kMissing;
     c.note = now.wrong > 0 ? fmt::format("{} wrong elements in the candidate", now.wrong)

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "report/compare_side.hpp"
 #include "store/results.hpp"
 
 namespace colltune {
@@ -56,7 +57,10 @@ struct Comparison {
   std::string note;  // why, for the gaps
 };
 
-// Every (point, collective, dtype, op, in-place, root, size) on either side, one row each.
+// Every (point, collective, dtype, op, in-place, root, size) on either side, one row each: from
+// sides merged as they were read (the datasets give labels), or from the datasets' records.
+std::vector<Comparison> compare(CompareSide base_side, const Dataset& base, CompareSide cand_side,
+                                const Dataset& cand, const CompareOptions& o);
 std::vector<Comparison> compare(const Dataset& base, const Dataset& cand, const CompareOptions& o);
 
 // Rows that were compared (slower, faster or same): the gate decided something on them.

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "core/errors.hpp"
+#include "core/hash.hpp"
 #include "core/regular_file.hpp"
 #include "store/json_text.hpp"
 #include "store/manifest.hpp"
@@ -27,18 +28,30 @@ std::string record_identity(const Record& r) {
                      r.bytes, setting_name(r.in_process_knobs));
 }
 
-// Reads one launch's records. A line that is not a sound record ends the load, or with
-// o.skip_bad_records is left out and named in d.left_out.
+// Where a read record goes: the sink, or d.records.
+void deliver(Record&& r, Dataset& d, const RecordSink& sink) {
+  ++d.record_count;
+  if (sink) {
+    sink(std::move(r));
+  } else {
+    d.records.push_back(std::move(r));
+  }
+}
+
+// Reads one launch's records and hands each to `emit`. A line that is not a sound record ends
+// the load, or with o.skip_bad_records is left out and named in d.left_out.
 void read_jsonl(const std::string& path, const std::string& point_id, int round,
-                const LoadOptions& o, Dataset& d) {
+                const LoadOptions& o, Dataset& d, const std::function<void(Record&&)>& emit,
+                bool keep_records) {
   // A FIFO would block the read for ever: only a regular file is a launch's records.
   if (const std::string problem = not_regular_file(path); !problem.empty())
     throw ConfigError(fmt::format("{}: {}", path, problem));
   std::ifstream in(path);
   if (!in) throw ConfigError(fmt::format("{}: cannot be read", path));
-  // A hash of each record's identity -> its index in d.records and its line: 16 bytes a record,
-  // where the identity strings themselves took 150 of a run's 10^6.
-  std::unordered_multimap<std::size_t, std::pair<std::size_t, int>> seen;
+  // Two independent 64-bit hashes of each record's identity and its line, 24 bytes a record where
+  // the identity strings took 150 of a run's 10^6: records need not be kept to find a repeat, and
+  // two different identities share both hashes with odds of about 2^-128.
+  std::unordered_multimap<std::size_t, std::pair<std::uint64_t, int>> seen;
   std::string line;
   int number = 0;
   while (std::getline(in, line)) {
@@ -46,7 +59,7 @@ void read_jsonl(const std::string& path, const std::string& point_id, int round,
     if (line.empty()) continue;
     // A run file's lines are alike (one context each): its size over the first line's is how
     // many records to make room for, so 10^6 of them are not copied on every doubling.
-    if (d.records.empty() && d.records.capacity() == 0) {
+    if (keep_records && d.records.empty() && d.records.capacity() == 0) {
       std::error_code ec;
       const auto file_bytes = fs::file_size(path, ec);
       if (!ec)
@@ -61,19 +74,20 @@ void read_jsonl(const std::string& path, const std::string& point_id, int round,
       Record r = record_from_json(j, where);
       const std::string identity = record_identity(r);
       const std::size_t hash = std::hash<std::string>{}(identity);
+      const std::uint64_t second = fnv1a64(identity);
       for (auto [at, end] = seen.equal_range(hash); at != end; ++at) {
-        if (record_identity(d.records[at->second.first]) != identity) continue;
+        if (at->second.first != second) continue;
         throw ConfigError(fmt::format(
             "{}: duplicated record: {} {} {} {} bytes{} was already at line {}; allowed: one "
             "record per (collective, dtype, op, in-place, root, size) in a launch",
             where, r.collective, r.dtype, r.op, r.bytes, r.in_place ? " in-place" : "",
             at->second.second));
       }
-      seen.emplace(hash, std::make_pair(d.records.size(), number));
+      seen.emplace(hash, std::make_pair(second, number));
       r.point_id = point_id;
       r.round = round;
       if (d.contexts.count(point_id) == 0) d.contexts[point_id] = redacted_context(j.at("context"));
-      d.records.push_back(std::move(r));
+      emit(std::move(r));
     } catch (const ConfigError& e) {
       if (!o.skip_bad_records) throw;
       d.left_out.push_back(e.what());
@@ -82,7 +96,7 @@ void read_jsonl(const std::string& path, const std::string& point_id, int round,
   if (number == 0) throw ConfigError(fmt::format("{}: empty; allowed: one record per line", path));
 }
 
-Dataset load_store(const std::string& dir, const LoadOptions& o) {
+Dataset load_store(const std::string& dir, const LoadOptions& o, const RecordSink& sink) {
   Dataset d;
   d.source = dir;
   d.kind = "sweep";
@@ -105,7 +119,9 @@ Dataset load_store(const std::string& dir, const LoadOptions& o) {
     }
     if (l.status == "done") {
       if (!l.started_utc.empty()) d.launch_starts_utc.push_back(l.started_utc);
-      read_jsonl(dir + "/" + launch_records_path(l.point_id, l.round), l.point_id, l.round, o, d);
+      read_jsonl(
+          dir + "/" + launch_records_path(l.point_id, l.round), l.point_id, l.round, o, d,
+          [&](Record&& r) { deliver(std::move(r), d, sink); }, !sink);
     }
   }
   if (fs::exists(dir + "/ceilings.json")) {
@@ -124,38 +140,59 @@ Dataset load_store(const std::string& dir, const LoadOptions& o) {
 
 // A `colltune run --interleave` file measured several settings: each becomes a configuration of
 // its own, as a sweep's points are; the one with every knob at "default" is the baseline.
-void split_interleaved_run(Dataset& d) {
-  const PointInfo run = d.points.front();
-  std::vector<PointInfo> points;
-  for (Record& r : d.records) {
-    if (r.in_process_knobs.empty()) continue;
+// assign() takes each record as it is read, finish() ends the file.
+class InterleavedPoints {
+ public:
+  explicit InterleavedPoints(Dataset& d) : d_(d) {}
+
+  void assign(Record& r) {
+    if (r.in_process_knobs.empty()) return;
+    const PointInfo& run = d_.points.front();  // the file's one point until finish()
     r.point_id = setting_name(r.in_process_knobs);
-    if (std::none_of(points.begin(), points.end(),
-                     [&](const PointInfo& p) { return p.id == r.point_id; })) {
-      PointInfo p{r.point_id, r.point_id, run.settings, false};
-      // As a sweep point's: the values in force, "default" being the launch environment's
-      // (absent where it had none), so `tune` reads Open MPI's or NCCL's own choice there.
-      const auto& launch_env = d.contexts[run.id].value("environment", nlohmann::json::object());
-      for (const auto& [knob, value] : r.in_process_knobs) {
-        if (value != "default") {
-          p.settings[knob] = value;
-        } else if (launch_env.contains(knob) && launch_env[knob].is_string()) {
-          p.settings[knob] = launch_env[knob].get<std::string>();
-        }
-      }
-      p.baseline = std::all_of(r.in_process_knobs.begin(), r.in_process_knobs.end(),
-                               [](const auto& knob) { return knob.second == "default"; });
-      points.push_back(std::move(p));
-      d.contexts[r.point_id] = d.contexts[run.id];
+    if (std::any_of(points_.begin(), points_.end(),
+                    [&](const PointInfo& p) { return p.id == r.point_id; })) {
+      return;
     }
+    PointInfo p{r.point_id, r.point_id, run.settings, false};
+    // As a sweep point's: the values in force, "default" being the launch environment's
+    // (absent where it had none), so `tune` reads Open MPI's or NCCL's own choice there.
+    const auto& launch_env = d_.contexts[run.id].value("environment", nlohmann::json::object());
+    for (const auto& [knob, value] : r.in_process_knobs) {
+      if (value != "default") {
+        p.settings[knob] = value;
+      } else if (launch_env.contains(knob) && launch_env[knob].is_string()) {
+        p.settings[knob] = launch_env[knob].get<std::string>();
+      }
+    }
+    p.baseline = std::all_of(r.in_process_knobs.begin(), r.in_process_knobs.end(),
+                             [](const auto& knob) { return knob.second == "default"; });
+    points_.push_back(std::move(p));
+    d_.contexts[r.point_id] = d_.contexts[run.id];
   }
-  if (points.empty()) return;
-  if (std::none_of(points.begin(), points.end(), [](const PointInfo& p) { return p.baseline; })) {
-    points.front().baseline = true;
+
+  void finish() {
+    if (points_.empty()) return;
+    if (std::none_of(points_.begin(), points_.end(),
+                     [](const PointInfo& p) { return p.baseline; })) {
+      points_.front().baseline = true;
+    }
+    for (auto& warning : d_.warnings) warning.first = points_.front().id;
+    d_.contexts.erase(d_.points.front().id);
+    d_.points = std::move(points_);
   }
-  for (auto& warning : d.warnings) warning.first = points.front().id;
-  d.points = std::move(points);
-  d.contexts.erase(run.id);
+
+ private:
+  Dataset& d_;
+  std::vector<PointInfo> points_;
+};
+
+// An imported log's records, handed to the sink where there is one.
+Dataset delivered(Dataset d, const RecordSink& sink) {
+  d.record_count = d.records.size();
+  if (!sink) return d;
+  for (Record& r : d.records) sink(std::move(r));
+  d.records = {};
+  return d;
 }
 
 bool has_point(const Dataset& d, const std::string& id) {
@@ -189,7 +226,7 @@ bool starts_with_record(const std::string& path) {
 
 }  // namespace
 
-Dataset load_dataset(const std::string& path, const LoadOptions& o) {
+Dataset load_dataset(const std::string& path, const LoadOptions& o, const RecordSink& sink) {
   if (fs::is_directory(path)) {
     if (!fs::exists(path + "/manifest.json")) {
       throw ConfigError(
@@ -197,7 +234,7 @@ Dataset load_dataset(const std::string& path, const LoadOptions& o) {
                       "a colltune run JSONL file, nccl-tests JSON, or an nccl-tests or OSU log",
                       path));
     }
-    return load_store(path, o);
+    return load_store(path, o, sink);
   }
   if (!fs::exists(path)) throw ConfigError(fmt::format("{}: no such file or directory", path));
   // A colltune run file is read a line at a time: its first line, a whole record, says so. Only
@@ -210,19 +247,28 @@ Dataset load_dataset(const std::string& path, const LoadOptions& o) {
     if (first != std::string::npos && text[first] == '{') {
       const auto whole = parse_json_input(text, path);
       if (!whole.is_discarded() && whole.contains("results") && whole.contains("args")) {
-        return load_nccl_tests(path, whole, o);
+        return delivered(load_nccl_tests(path, whole, o), sink);
       }
     }
-    if (looks_like_nccl_tests_text(text)) return load_nccl_tests_text(path, text, o);
-    if (looks_like_osu_text(text)) return load_osu_text(path, text, o);
+    if (looks_like_nccl_tests_text(text))
+      return delivered(load_nccl_tests_text(path, text, o), sink);
+    if (looks_like_osu_text(text)) return delivered(load_osu_text(path, text, o), sink);
   }
   Dataset d;
   d.source = path;
   d.kind = "run";
   d.name = fs::path(path).stem();
   d.points.push_back({"run", d.name, {}, true});
-  read_jsonl(path, "run", 1, o, d);
-  if (d.records.empty()) {
+  InterleavedPoints interleaved(d);
+  read_jsonl(
+      path, "run", 1, o, d,
+      [&](Record&& r) {
+        if (d.record_count == 0) d.points.front().settings["backend"] = r.backend;
+        interleaved.assign(r);
+        deliver(std::move(r), d, sink);
+      },
+      !sink);
+  if (d.record_count == 0) {
     // Nothing to report or gate on: bad input, said once, not a library's error further on.
     throw ConfigError(fmt::format(
         "{}: no record {}; allowed: a colltune run's JSONL (--json), nccl-tests JSON, or an "
@@ -232,7 +278,6 @@ Dataset load_dataset(const std::string& path, const LoadOptions& o) {
                            : fmt::format("left: all {} failed their checks (the first: {})",
                                          d.left_out.size(), d.left_out.front())));
   }
-  d.points[0].settings["backend"] = d.records.front().backend;
   const nlohmann::json& context = d.contexts["run"];
   if (context.is_object()) {
     const auto start = context.find("start_time_utc");
@@ -244,12 +289,14 @@ Dataset load_dataset(const std::string& path, const LoadOptions& o) {
     }
   }
   if (!d.started_utc.empty()) d.launch_starts_utc.push_back(d.started_utc);
-  split_interleaved_run(d);
+  interleaved.finish();
   return d;
 }
 
-Dataset load_datasets(const std::vector<std::string>& paths, const LoadOptions& o) {
+Dataset load_datasets(const std::vector<std::string>& paths, const LoadOptions& o,
+                      const RecordSink& sink) {
   Dataset out;
+  int last_round = 0;  // the highest round of any record read so far
   std::vector<std::string> read;
   std::vector<std::string> repeats;
   for (const std::string& path : paths) {
@@ -265,19 +312,27 @@ Dataset load_datasets(const std::vector<std::string>& paths, const LoadOptions& 
       continue;
     }
     read.push_back(path);
-    Dataset d = load_dataset(path, o);
+    // This input's rounds follow every earlier input's records and launches.
+    int offset = last_round;
+    for (const auto& l : out.launches) offset = std::max(offset, l.round);
+    const auto renumber = [&](Record& r) {
+      r.round += offset;
+      last_round = std::max(last_round, r.round);
+    };
+    Dataset d = sink ? load_dataset(path, o,
+                                    [&](Record&& r) {
+                                      renumber(r);
+                                      sink(std::move(r));
+                                    })
+                     : load_dataset(path, o);
+    for (Record& r : d.records) renumber(r);
     if (out.source.empty()) {
       out = std::move(d);
       continue;
     }
-    int offset = 0;
-    for (const Record& r : out.records) offset = std::max(offset, r.round);
-    for (const auto& l : out.launches) offset = std::max(offset, l.round);
     out.source += " + " + d.source;
-    for (auto& r : d.records) {
-      r.round += offset;
-      out.records.push_back(std::move(r));
-    }
+    out.record_count += d.record_count;
+    for (auto& r : d.records) out.records.push_back(std::move(r));
     for (auto& l : d.launches) {
       l.round += offset;
       out.launches.push_back(std::move(l));

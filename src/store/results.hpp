@@ -3,6 +3,7 @@
 // as one Dataset that reports, compare and tune work on.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -39,7 +40,8 @@ struct Dataset {
   std::vector<std::string> launch_starts_utc;
   std::vector<PointInfo> points;  // in sweep order; one "run" point for a single run
   std::vector<LaunchInfo> launches;
-  std::vector<Record> records;
+  std::vector<Record> records;                     // empty where a RecordSink took them
+  std::size_t record_count = 0;                    // records read, kept here or given to a sink
   std::map<std::string, nlohmann::json> contexts;  // point id -> its first record's context
   std::vector<std::string> notes;
   std::vector<std::string> left_out;  // records skipped by --skip-bad-records, with the reason
@@ -55,12 +57,19 @@ struct LoadOptions {
   bool skip_bad_records = false;
 };
 
+// Takes each record as it is read (point id and round final), instead of Dataset::records: a
+// reader that reduces records as they come (compare, history) need not hold 10^6 of them.
+using RecordSink = std::function<void(Record&&)>;
+
 // Throws ConfigError "<path>[:line]: ..." for input it cannot read whole: a missing or torn
 // file, a record that is not JSON or out of range, a duplicated record, a schema it does not know.
-Dataset load_dataset(const std::string& path, const LoadOptions& o = {});
+// With `sink`, the records go there and Dataset::records stays empty.
+Dataset load_dataset(const std::string& path, const LoadOptions& o = {},
+                     const RecordSink& sink = {});
 
 // Several inputs read as one side of a comparison: each file's launches stay launches of their
-// own (rounds renumbered after the previous input's), points matched by id.
-Dataset load_datasets(const std::vector<std::string>& paths, const LoadOptions& o = {});
+// own (rounds renumbered after the previous input's), points matched by id. `sink` as above.
+Dataset load_datasets(const std::vector<std::string>& paths, const LoadOptions& o = {},
+                      const RecordSink& sink = {});
 
 }  // namespace colltune

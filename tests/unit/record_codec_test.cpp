@@ -136,6 +136,43 @@ TEST_F(RecordFiles, SeveralRunFilesAreSeveralLaunchesOfOnePoint) {
   EXPECT_EQ(d.records[2].round, 3);
 }
 
+// compare and history take records as they are read (a sink) instead of holding them: what they
+// see must be what Dataset::records would have held, rounds and interleaved points included.
+TEST_F(RecordFiles, ASinkSeesWhatTheRecordsWouldHold) {
+  std::vector<std::string> paths;
+  for (const char* name : {"a.jsonl", "b.jsonl"}) {
+    std::string lines;
+    for (const char* algo : {"Ring", "default"}) {
+      auto r = good_record();
+      r["in_process_knobs"] = {{"NCCL_ALGO", algo}};
+      r["samples_seconds"][0] = 1e-5 * static_cast<double>(paths.size() + 1);  // its own launch
+      lines += r.dump() + "\n";
+    }
+    paths.push_back(write(name, lines));
+  }
+  const Dataset kept = load_datasets(paths);
+  std::vector<Record> sunk;
+  const Dataset d = load_datasets(paths, {}, [&](Record&& r) { sunk.push_back(std::move(r)); });
+  EXPECT_TRUE(d.records.empty());
+  EXPECT_EQ(d.record_count, 4u);
+  ASSERT_EQ(sunk.size(), 4u);
+  ASSERT_EQ(kept.records.size(), 4u);
+  for (std::size_t i = 0; i < sunk.size(); ++i) {
+    EXPECT_EQ(sunk[i].round, kept.records[i].round) << i;
+    EXPECT_EQ(sunk[i].point_id, kept.records[i].point_id) << i;
+  }
+  // Hand-made: two launches (files), each setting a point of its own, the default the baseline.
+  EXPECT_EQ(sunk[2].round, 2);
+  EXPECT_EQ(sunk[0].point_id, "NCCL_ALGO=Ring");
+  ASSERT_EQ(d.points.size(), 2u);
+  EXPECT_FALSE(d.points[0].baseline);
+  EXPECT_TRUE(d.points[1].baseline);
+  // A repeat is still found without the records to compare it with.
+  const std::string line = good_record().dump();
+  const auto dup = write("dup.jsonl", line + "\n" + line + "\n");
+  EXPECT_THROW(load_dataset(dup, {}, [](Record&&) {}), ConfigError);
+}
+
 // nccl-tests -J output (its util.cu: config.nthreads/ngpus, one device entry per process,
 // `cpu_time` under -C, `<half>_per_iter.times_us` under -I).
 TEST_F(RecordFiles, NcclTestsRanksHostsCpuTimeAndPerIterationSamples) {

@@ -1,0 +1,56 @@
+#pragma once
+// One side of compare, merged as its records are read (a load_datasets sink): per series (point,
+// collective, dtype, op, buffers, root, size), each launch's samples, its rank counts, wrong
+// elements and skip reason. Its records need not be kept: 10^6 of them took 1.1 GB a side.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "store/results.hpp"
+
+namespace colltune {
+
+class CompareSide {
+ public:
+  struct Key {
+    // Interned in the side that made the key; ordered by value, so both sides' keys meet.
+    const std::string* point_id = nullptr;
+    const std::string* collective = nullptr;
+    const std::string* dtype = nullptr;
+    const std::string* op = nullptr;
+    bool in_place = false;
+    int root = 0;
+    std::uint64_t bytes = 0;
+    friend bool operator<(const Key& a, const Key& b);
+  };
+  struct Series {
+    std::vector<std::pair<int, std::vector<double>>> launches;  // (round, samples), by round
+    int nranks = 0;                                             // the first record's rank count
+    std::vector<int> other_nranks;         // any other a record of it had (rarely any)
+    std::uint64_t wrong = 0;               // wrong elements over its records
+    const std::string* skipped = nullptr;  // why, where a record of it was skipped
+  };
+
+  // Skipped records count too: their key tells "skipped in the candidate" from "not in it", and
+  // a skipped record that found wrong results is still a failure.
+  void add(const Record& r);
+  // In key order; compare() takes them out as it goes.
+  std::map<Key, Series>& series() { return series_; }
+
+ private:
+  const std::string* intern(const std::string& name);
+  std::unordered_set<std::string> names_;  // nodes: their addresses outlive rehashing and moves
+  std::map<Key, Series> series_;
+};
+
+// Every rank count the series' records had, ascending.
+std::vector<int> rank_counts(const CompareSide::Series& s);
+
+// A side from records already read (tests, and callers that keep them).
+CompareSide compare_side(const Dataset& d);
+
+}  // namespace colltune

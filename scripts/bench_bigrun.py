@@ -45,7 +45,10 @@ def main():
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--colltune", required=True)
     p.add_argument("--records", type=int, default=1_000_000)
-    p.add_argument("--keep", help="write the inputs and outputs here and keep them")
+    p.add_argument("--keep", help="write the inputs and outputs here and keep them; inputs "
+                   "already there (from an earlier --keep of as many records) are used again")
+    p.add_argument("--only", action="append", choices=["report", "compare", "history"],
+                   help="measure only this command (repeat for several; default all three)")
     a = p.parse_args()
     root = a.keep or tempfile.mkdtemp(prefix="colltune-bigrun-")
     os.makedirs(root, exist_ok=True)
@@ -54,7 +57,8 @@ def main():
         t = time.monotonic()
         for night, factor in ((1, 1.0), (2, 1.01)):
             path = os.path.join(root, f"night{night}.jsonl")
-            write_run(path, a.records, f"2026-12-0{night}T02:00:00Z", factor)
+            if not (a.keep and os.path.exists(path)):
+                write_run(path, a.records, f"2026-12-0{night}T02:00:00Z", factor)
             runs.append(path)
         print(f"bigrun: {a.records} records a run, {os.path.getsize(runs[0]) / 1e6:.0f} MB a file "
               f"(written in {time.monotonic() - t:.0f} s)")
@@ -63,6 +67,8 @@ def main():
         for name, argv in (("report", [a.colltune, "report", runs[0], "--out", out]),
                            ("compare", [a.colltune, "compare", runs[0], runs[1], "--noise-floor", "1%"]),
                            ("history", [a.colltune, "history", runs[0], runs[1]])):
+            if a.only and name not in a.only:
+                continue
             code, rss_mb, seconds, tail = measure(argv)
             rows.append((name, code, rss_mb, seconds, tail))
             print(f"bigrun: {name}: exit {code}, peak RSS {rss_mb:.0f} MB, {seconds:.1f} s"

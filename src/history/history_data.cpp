@@ -67,18 +67,79 @@ std::string shape_of(const nlohmann::json& context) {
 // differ by seconds, never by this.
 constexpr long long kFutureToleranceSeconds = 3600;
 
-// What a run is, whatever its path: its start time, its records' identities and samples.
-std::uint64_t content_identity(const Dataset& d) {
-  std::uint64_t h = fnv1a64(d.started_utc);
-  for (const Record& r : d.records) {
-    h = fnv1a64(fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}\n", r.point_id, r.round, r.collective,
+// One run's records reduced as they are read (a load_dataset sink): each series' samples by
+// launch until the whole run is in, and a hash of what the run holds, whatever its path, to find
+// a run given twice. The records themselves are not kept: 10^6 of them took 0.6 GB a run.
+class RunReducer {
+ public:
+  void add(const Record& r) {
+    records_hash_ =
+        fnv1a64(fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}\n", r.point_id, r.round, r.collective,
                             r.dtype, r.op, r.in_place, r.root, r.bytes, r.nranks),
-                h);
+                records_hash_);
     for (double x : r.samples_seconds)
-      h = fnv1a64(std::string_view(reinterpret_cast<const char*>(&x), sizeof x), h);
+      records_hash_ =
+          fnv1a64(std::string_view(reinterpret_cast<const char*>(&x), sizeof x), records_hash_);
+    if (r.skipped) return;
+    // The shape comes from the point's context, whole only once the run is read.
+    const SeriesKey key{r.point_id, r.backend, r.collective, r.dtype, r.op,
+                        r.in_place, r.root,    r.nranks,     "",      r.bytes};
+    Partial& p = series_[key];
+    auto& samples = p.launches[r.round];
+    samples.insert(samples.end(), r.samples_seconds.begin(), r.samples_seconds.end());
+    p.wrong += r.wrong.value_or(0);
   }
-  return h;
-}
+
+  std::uint64_t identity(const std::string& started_utc) const {
+    return fnv1a64(
+        std::string_view(reinterpret_cast<const char*>(&records_hash_), sizeof records_hash_),
+        fnv1a64(started_utc));
+  }
+
+  // One value per series measured in it (a geometric mean over its launches, with its
+  // interval), its placement shape from `d`'s contexts. Empties the reducer.
+  std::vector<std::pair<SeriesKey, RunValue>> values(const Dataset& d) {
+    std::map<std::string, std::string> shapes;  // point id -> its shape: one context, many records
+    for (const auto& [point, context] : d.contexts) shapes[point] = shape_of(context);
+    std::vector<std::pair<SeriesKey, RunValue>> out;
+    for (auto at = series_.begin(); at != series_.end(); at = series_.erase(at)) {
+      std::vector<double> logs;
+      for (const auto& [round, samples] : at->second.launches) {
+        const double median = summarize(samples).median;
+        if (median > 0) logs.push_back(std::log(median));
+      }
+      if (logs.empty()) continue;
+      RunValue v;
+      v.launches = logs.size();
+      v.wrong = at->second.wrong;
+      v.log_seconds =
+          std::accumulate(logs.begin(), logs.end(), 0.0) / static_cast<double>(logs.size());
+      if (logs.size() >= 2) {
+        double squares = 0;
+        for (double x : logs) squares += (x - v.log_seconds) * (x - v.log_seconds);
+        const double n = static_cast<double>(logs.size());
+        const double half =
+            boost::math::quantile(boost::math::complement(boost::math::students_t(n - 1), 0.025)) *
+            std::sqrt(squares / (n - 1) / n);
+        v.low_log = v.log_seconds - half;
+        v.high_log = v.log_seconds + half;
+      }
+      SeriesKey key = at->first;
+      const auto shape = shapes.find(key.point_id);
+      if (shape != shapes.end()) key.shape = shape->second;
+      out.emplace_back(std::move(key), v);
+    }
+    return out;
+  }
+
+ private:
+  struct Partial {
+    std::map<int, std::vector<double>> launches;  // round -> samples
+    std::uint64_t wrong = 0;
+  };
+  std::map<SeriesKey, Partial> series_;
+  std::uint64_t records_hash_ = fnv1a64("");
+};
 
 std::string text_of(const nlohmann::json& v) {
   return v.is_string() ? v.get<std::string>() : v.dump();
@@ -107,7 +168,10 @@ std::vector<HistoryRun> load_history(const std::vector<std::string>& paths, cons
   const long long latest_allowed =
       *parse_utc_millis(utc_timestamp()) + kFutureToleranceSeconds * 1000;
   parallel_for(inputs.size(), [&](std::size_t i) {
-    HistoryRun run{inputs[i], "", load_dataset(inputs[i], o)};
+    RunReducer reducer;
+    HistoryRun run;
+    run.source = inputs[i];
+    run.data = load_dataset(inputs[i], o, [&](Record&& r) { reducer.add(r); });
     run.started_utc = run.data.started_utc;
     const auto when = parse_utc_millis(run.started_utc);
     if (!when) {
@@ -123,7 +187,8 @@ std::vector<HistoryRun> load_history(const std::vector<std::string>& paths, cons
           "wrong clock on the node that ran it?)",
           inputs[i], run.started_utc, utc_timestamp()));
     }
-    identity[i] = content_identity(run.data);
+    identity[i] = reducer.identity(run.started_utc);
+    run.values = reducer.values(run.data);
     runs[i] = std::move(run);
     millis[i] = *when;
   });
@@ -154,51 +219,15 @@ std::vector<Series> build_series(const std::vector<HistoryRun>& runs) {
   std::map<SeriesKey, Series> by_key;
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const Dataset& d = runs[i].data;
-    std::map<SeriesKey, std::map<int, std::vector<double>>> launches;
-    std::map<SeriesKey, std::uint64_t> wrong;
-    std::map<std::string, std::string> shapes;  // point id -> its shape: one context, many records
-    for (const auto& [point, context] : d.contexts) shapes[point] = shape_of(context);
-    for (const Record& r : d.records) {
-      if (r.skipped) continue;
-      const auto shape = shapes.find(r.point_id);
-      SeriesKey key{r.point_id, r.backend, r.collective,
-                    r.dtype,    r.op,      r.in_place,
-                    r.root,     r.nranks,  shape == shapes.end() ? "" : shape->second,
-                    r.bytes};
-      auto& samples = launches[key][r.round];
-      samples.insert(samples.end(), r.samples_seconds.begin(), r.samples_seconds.end());
-      wrong[key] += r.wrong.value_or(0);
-    }
-    for (const auto& [key, rounds] : launches) {
-      std::vector<double> logs;
-      for (const auto& [round, samples] : rounds) {
-        const double median = summarize(samples).median;
-        if (median > 0) logs.push_back(std::log(median));
-      }
-      if (logs.empty()) continue;
-      RunValue v;
-      v.run = i;
-      v.launches = logs.size();
-      v.wrong = wrong[key];
-      v.log_seconds =
-          std::accumulate(logs.begin(), logs.end(), 0.0) / static_cast<double>(logs.size());
-      if (logs.size() >= 2) {
-        double squares = 0;
-        for (double x : logs) squares += (x - v.log_seconds) * (x - v.log_seconds);
-        const double n = static_cast<double>(logs.size());
-        const double half =
-            boost::math::quantile(boost::math::complement(boost::math::students_t(n - 1), 0.025)) *
-            std::sqrt(squares / (n - 1) / n);
-        v.low_log = v.log_seconds - half;
-        v.high_log = v.log_seconds + half;
-      }
+    for (const auto& [key, value] : runs[i].values) {
       Series& s = by_key[key];
       s.key = key;
       // A run file's label is its file name, which changes every run: only a sweep's names a
       // configuration.
       const PointInfo* p = find_point(d, key.point_id);
       s.label = d.kind == "sweep" && p ? p->label : "";
-      s.values.push_back(v);
+      s.values.push_back(value);
+      s.values.back().run = i;
     }
   }
   std::vector<Series> out;

@@ -7,24 +7,12 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "store/results.hpp"
 
 namespace colltune {
-
-struct HistoryRun {
-  std::string source;       // the store or file as found
-  std::string started_utc;  // ISO 8601 UTC
-  Dataset data;
-};
-
-// Each path is a store, a run file, or a directory of them (one level). Every input is one run.
-// Throws ConfigError for an unreadable input, or a run without a start time or with one in the
-// future. Oldest first (to the millisecond; ties in the order given); a run given twice (the same
-// records) counts once, with a warning.
-std::vector<HistoryRun> load_history(const std::vector<std::string>& paths,
-                                     const LoadOptions& o = {});
 
 // What a series is of. The placement shape (ranks per host, in host order) is part of it; the
 // host names and bindings are context, so a move to other nodes shows as a change.
@@ -50,12 +38,29 @@ struct RunValue {
   std::optional<double> low_log, high_log;
 };
 
+// One run: its inputs' context (Dataset::records stays empty: the records were reduced as they
+// were read) and a value for each series it measured.
+struct HistoryRun {
+  std::string source;       // the store or file as found
+  std::string started_utc;  // ISO 8601 UTC
+  Dataset data;
+  std::vector<std::pair<SeriesKey, RunValue>> values;  // by key; RunValue::run unset here
+};
+
+// Each path is a store, a run file, or a directory of them (one level). Every input is one run.
+// Throws ConfigError for an unreadable input, or a run without a start time or with one in the
+// future. Oldest first (to the millisecond; ties in the order given); a run given twice (the same
+// records) counts once, with a warning.
+std::vector<HistoryRun> load_history(const std::vector<std::string>& paths,
+                                     const LoadOptions& o = {});
+
 struct Series {
   SeriesKey key;
   std::string label;             // the point's label in its newest run
   std::vector<RunValue> values;  // oldest first; runs that did not measure it are absent
 };
 
+// The runs' values gathered by series, in key order, each RunValue::run its run's index.
 std::vector<Series> build_series(const std::vector<HistoryRun>& runs);
 
 // What the point ran under in one run, flattened for diffs: "library mpi", "env OMPI_MCA_btl",

@@ -69,7 +69,7 @@ int history_command(const std::vector<std::string>& args) {
     throw ConfigError("--junit: needs --gate; allowed: history --gate --junit FILE");
   if (!junit.empty()) check_output_path("--junit", junit);
   if (!out_dir.empty()) check_output_directory("--out", out_dir);
-  const auto runs = load_history(inputs, LoadOptions{skip_bad});
+  auto runs = load_history(inputs, LoadOptions{skip_bad});
   if (runs.empty())
     throw ConfigError("runs: none given; allowed: stores, run files or a directory");
   const HistoryResult h = analyse_history(runs, o);

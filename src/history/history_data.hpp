@@ -60,8 +60,9 @@ struct Series {
   std::vector<RunValue> values;  // oldest first; runs that did not measure it are absent
 };
 
-// The runs' values gathered by series, in key order, each RunValue::run its run's index.
-std::vector<Series> build_series(const std::vector<HistoryRun>& runs);
+// The runs' values gathered by series, in key order, each RunValue::run its run's index. Takes
+// them out of the runs (HistoryRun::values is empty after).
+std::vector<Series> build_series(std::vector<HistoryRun>& runs);
 
 // What the point ran under in one run, flattened for diffs: "library mpi", "env OMPI_MCA_btl",
 // "hosts", "binding", "colltune", ... -> value. Secrets never reach records (redacted there).

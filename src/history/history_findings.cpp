@@ -272,7 +272,7 @@ void group_events(const std::vector<SeriesResult*>& panel, const std::vector<His
 
 }  // namespace
 
-HistoryResult analyse_history(const std::vector<HistoryRun>& runs, const HistoryOptions& o) {
+HistoryResult analyse_history(std::vector<HistoryRun>& runs, const HistoryOptions& o) {
   HistoryResult h;
   std::vector<Series> all = build_series(runs);
   const Volatile ignore = volatile_keys(runs, all);
@@ -307,6 +307,7 @@ HistoryResult analyse_history(const std::vector<HistoryRun>& runs, const History
   bool slower = false, gap = false;
   std::size_t judged = 0;  // series the gate could say ok or slower of
   std::vector<Segmentation> segments(all.size());
+  h.series.reserve(all.size());
   parallel_for(all.size(),
                [&](std::size_t i) { segments[i] = segment_series(logs_of(all[i]), held); });
   for (std::size_t i = 0; i < all.size(); ++i) {

@@ -48,6 +48,7 @@ struct HistoryResult {
   bool nothing_judged = false;    // no series could be judged: exit 3 even if allowed incomplete
 };
 
-HistoryResult analyse_history(const std::vector<HistoryRun>& runs, const HistoryOptions& o);
+// Series, changes and the gate over `runs` (oldest first); takes their values (build_series).
+HistoryResult analyse_history(std::vector<HistoryRun>& runs, const HistoryOptions& o);
 
 }  // namespace colltune

@@ -315,6 +315,8 @@ MUTANTS = [
     ("src/store/results.cpp", "        if (at->second.first != second) continue;",
      "        if (true) continue;", "RecordFiles",
      "a record repeated in a file counted twice (its launch weighs double)"),
+    ("src/report/compare_side.cpp", "  } else if (r.round < s.first.round) {", "  } else if (false) {",
+     "CompareSide", "a store read out of round order pairs launches wrongly with --noise-floor history"),
 ]
 
 

@@ -164,7 +164,8 @@ int compare_command(const std::vector<std::string>& args) {
   print_left_out(b);
   if (noise.empty()) warn_short_spans(a, b);
   const auto rows = compare(std::move(base_side), a, std::move(cand_side), b, o);
-  std::fputs(compare_markdown(rows, a, b, o).c_str(), stdout);
+  compare_markdown(rows, a, b, o,
+                   [](std::string_view text) { std::fwrite(text.data(), 1, text.size(), stdout); });
   if (!junit.empty()) write_file_atomic(junit, compare_junit(rows, o));
   return gate_exit_code(rows, o);
 }

@@ -20,15 +20,9 @@ namespace {
 using Key = CompareSide::Key;
 using Series = CompareSide::Series;
 
-bool measured(const Series& s) { return !s.launches.empty(); }
+bool measured(const Series& s) { return s.launch_count() > 0; }
 
 std::string rank_text(const Series& s) { return fmt::format("{}", fmt::join(rank_counts(s), "/")); }
-
-LaunchSamples launches_of(const Series& s) {
-  LaunchSamples out;
-  for (const auto& [round, samples] : s.launches) out.push_back(samples);
-  return out;
-}
 
 Comparison row_of(const Key& key, const Dataset& d) {
   Comparison c;
@@ -97,6 +91,10 @@ std::vector<Comparison> compare(CompareSide base_side, const Dataset& base, Comp
   auto& a = base_side.series();
   auto& b = cand_side.series();
   std::vector<Comparison> rows;
+  // Room for every row at once: grown by doubling, the copy held old and new rows together.
+  std::size_t cand_only = 0;
+  for (const auto& [key, now] : b) cand_only += a.count(key) == 0;
+  rows.reserve(a.size() + cand_only);
   std::vector<Pending> pending;
   // Each series leaves its side once its row is made, so the rows grow into the memory the
   // merged samples held.
@@ -105,12 +103,12 @@ std::vector<Comparison> compare(CompareSide base_side, const Dataset& base, Comp
     const Series& old = old_at->second;
     Comparison c = row_of(key, base);
     c.base_nranks = rank_counts(old).back();
-    c.base_launches = old.launches.size();
+    c.base_launches = old.launch_count();
     const auto it = b.find(key);
     const Series* now = it == b.end() ? nullptr : &it->second;
     if (now) {
       c.cand_nranks = rank_counts(*now).back();
-      c.cand_launches = now->launches.size();
+      c.cand_launches = now->launch_count();
     }
     const auto done = [&] {
       rows.push_back(std::move(c));
@@ -144,9 +142,9 @@ std::vector<Comparison> compare(CompareSide base_side, const Dataset& base, Comp
         sd != o.run_sd_by_series.end()) {
       run_sd = sd->second;
     }
-    const LaunchTest t =
-        run_sd.sd_log > 0 ? test_runs(launches_of(old), launches_of(*now), run_sd.sd_log, run_sd.df)
-                          : test_launches(launches_of(old), launches_of(*now), o.noise_floor_sd);
+    const LaunchTest t = run_sd.sd_log > 0
+                             ? test_runs(old.launches(), now->launches(), run_sd.sd_log, run_sd.df)
+                             : test_launches(old.launches(), now->launches(), o.noise_floor_sd);
     c.ratio = t.ratio;
     c.ratio_low = t.ratio_low;
     c.ratio_high = t.ratio_high;
@@ -172,7 +170,7 @@ std::vector<Comparison> compare(CompareSide base_side, const Dataset& base, Comp
   for (const auto& [key, now] : b) {
     Comparison c = row_of(key, cand);
     c.cand_nranks = rank_counts(now).back();
-    c.cand_launches = now.launches.size();
+    c.cand_launches = now.launch_count();
     c.verdict = now.wrong > 0 ? Verdict::kWrong : Verdict::kMissing;
     c.note = now.wrong > 0 ? fmt::format("{} wrong elements in the candidate", now.wrong)
                            : std::string("not in the baseline");
@@ -250,8 +248,8 @@ std::string nothing_compared_text(const std::vector<Comparison>& rows) {
 
 }  // namespace
 
-std::string compare_markdown(const std::vector<Comparison>& rows, const Dataset& base,
-                             const Dataset& cand, const CompareOptions& o) {
+void compare_markdown(const std::vector<Comparison>& rows, const Dataset& base, const Dataset& cand,
+                      const CompareOptions& o, const TextSink& out) {
   std::map<Verdict, int> counts;
   std::size_t min_base = SIZE_MAX, min_cand = SIZE_MAX;
   for (const auto& r : rows) {
@@ -296,17 +294,18 @@ std::string compare_markdown(const std::vector<Comparison>& rows, const Dataset&
         "\n| verdict | configuration | collective | size | ratio | 95% interval | launches | "
         "p | note |\n|---|---|---|---:|---:|---|---|---:|---|\n";
   }
+  out(md);
+  // A row at a time: 10^6 rows are 0.1 GB of text, which need not be held.
   for (const auto& r : rows) {
     const bool tested = !r.method.empty();
-    md += fmt::format(
-        "| {} | {} | {} {} {}{} | {} | {} | {} | {} / {} | {} | {} |\n", name(r.verdict),
-        markdown_escape(r.label), markdown_escape(r.collective), markdown_escape(r.dtype),
-        markdown_escape(r.op), r.in_place ? " in-place" : "", format_bytes(r.bytes),
-        r.ratio > 0 ? fmt::format("{:.3f}", r.ratio) : "",
-        tested ? fmt::format("{:.3f}-{:.3f}", r.ratio_low, r.ratio_high) : "", r.base_launches,
-        r.cand_launches, tested ? fmt::format("{:.2g}", r.p_value) : "", markdown_escape(r.note));
+    out(fmt::format("| {} | {} | {} {} {}{} | {} | {} | {} | {} / {} | {} | {} |\n",
+                    name(r.verdict), markdown_escape(r.label), markdown_escape(r.collective),
+                    markdown_escape(r.dtype), markdown_escape(r.op), r.in_place ? " in-place" : "",
+                    format_bytes(r.bytes), r.ratio > 0 ? fmt::format("{:.3f}", r.ratio) : "",
+                    tested ? fmt::format("{:.3f}-{:.3f}", r.ratio_low, r.ratio_high) : "",
+                    r.base_launches, r.cand_launches,
+                    tested ? fmt::format("{:.2g}", r.p_value) : "", markdown_escape(r.note)));
   }
-  return md;
 }
 
 std::string compare_junit(const std::vector<Comparison>& rows, const CompareOptions& o) {

@@ -3,8 +3,10 @@
 // unit is the launch (a sweep round, or one run file); see docs/statistics.md.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "report/compare_side.hpp"
@@ -70,8 +72,11 @@ std::size_t compared_count(const std::vector<Comparison>& rows);
 // some comparisons could not be made (unless o.allow_incomplete), or none was made at all.
 int gate_exit_code(const std::vector<Comparison>& rows, const CompareOptions& o);
 
-std::string compare_markdown(const std::vector<Comparison>& rows, const Dataset& base,
-                             const Dataset& cand, const CompareOptions& o);
+// Text as it is made, a piece at a time (stdout, a file).
+using TextSink = std::function<void(std::string_view)>;
+// The gate's summary and one table row per comparison, to `out`.
+void compare_markdown(const std::vector<Comparison>& rows, const Dataset& base, const Dataset& cand,
+                      const CompareOptions& o, const TextSink& out);
 std::string compare_junit(const std::vector<Comparison>& rows, const CompareOptions& o);
 
 // A JUnit XML document of one suite "colltune <suite>" holding `cases` (<testcase> elements).

@@ -35,12 +35,30 @@ void CompareSide::add(const Record& r) {
     if (s.skipped == nullptr) s.skipped = intern(*r.skipped);
     return;
   }
-  auto launch = std::lower_bound(s.launches.begin(), s.launches.end(), r.round,
-                                 [](const auto& l, int round) { return l.first < round; });
-  if (launch == s.launches.end() || launch->first != r.round)
-    launch = s.launches.insert(launch, {r.round, {}});
-  auto& samples = launch->second;
-  samples.insert(samples.end(), r.samples_seconds.begin(), r.samples_seconds.end());
+  // Rounds arrive in order from a store or a list of files; any other order is kept sorted.
+  Launch* launch = nullptr;
+  if (s.first.round == 0 || s.first.round == r.round) {
+    launch = &s.first;
+  } else if (r.round < s.first.round) {
+    s.later.insert(s.later.begin(), std::move(s.first));
+    s.first = Launch{};
+    launch = &s.first;
+  } else {
+    auto place = std::lower_bound(s.later.begin(), s.later.end(), r.round,
+                                  [](const Launch& l, int round) { return l.round < round; });
+    if (place == s.later.end() || place->round != r.round) place = s.later.insert(place, Launch{});
+    launch = &*place;
+  }
+  launch->round = r.round;
+  launch->samples.insert(launch->samples.end(), r.samples_seconds.begin(), r.samples_seconds.end());
+}
+
+LaunchSamples CompareSide::Series::launches() const {
+  LaunchSamples out;
+  if (first.round == 0) return out;
+  out.push_back(first.samples);
+  for (const Launch& l : later) out.push_back(l.samples);
+  return out;
 }
 
 std::vector<int> rank_counts(const CompareSide::Series& s) {

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/decision.hpp"
 #include "store/results.hpp"
 
 namespace colltune {
@@ -27,9 +28,18 @@ class CompareSide {
     std::uint64_t bytes = 0;
     friend bool operator<(const Key& a, const Key& b);
   };
+  struct Launch {
+    int round = 0;  // 0: none yet
+    std::vector<double> samples;
+  };
   struct Series {
-    std::vector<std::pair<int, std::vector<double>>> launches;  // (round, samples), by round
-    int nranks = 0;                                             // the first record's rank count
+    // By round. The first inline: most series have one launch a side, and a vector of them would
+    // cost a second allocation each (0.1 GB over 10^6 series and two sides).
+    Launch first;
+    std::vector<Launch> later;
+    std::size_t launch_count() const { return first.round == 0 ? 0 : 1 + later.size(); }
+    LaunchSamples launches() const;        // each launch's samples, by round
+    int nranks = 0;                        // the first record's rank count
     std::vector<int> other_nranks;         // any other a record of it had (rarely any)
     std::uint64_t wrong = 0;               // wrong elements over its records
     const std::string* skipped = nullptr;  // why, where a record of it was skipped

@@ -273,3 +273,27 @@ TEST(HtmlEscape, ControlCharactersBecomeVisibleText) {
 
 }  // namespace
 }  // namespace colltune
+
+namespace colltune {
+namespace {
+
+// compare merges each side as its records are read, in whatever round order they come: the
+// launches stay apart and in round order, a repeated round's samples join it.
+TEST(CompareSide, LaunchesKeptApartAndByRoundWhateverTheOrderRead) {
+  CompareSide side;
+  for (const auto& [round, sample] :
+       std::vector<std::pair<int, double>>{{3, 3.0}, {1, 1.0}, {2, 2.0}, {1, 1.5}}) {
+    Record r;
+    r.point_id = "p", r.collective = "allreduce", r.dtype = "float", r.op = "sum";
+    r.nranks = 2, r.bytes = 1024, r.round = round;
+    r.samples_seconds = {sample};
+    side.add(r);
+  }
+  ASSERT_EQ(side.series().size(), 1u);
+  const CompareSide::Series& s = side.series().begin()->second;
+  EXPECT_EQ(s.launch_count(), 3u);
+  EXPECT_EQ(s.launches(), (LaunchSamples{{1.0, 1.5}, {2.0}, {3.0}}));
+}
+
+}  // namespace
+}  // namespace colltune

@@ -317,6 +317,9 @@ MUTANTS = [
      "a record repeated in a file counted twice (its launch weighs double)"),
     ("src/report/compare_side.cpp", "  } else if (r.round < s.first.round) {", "  } else if (false) {",
      "CompareSide", "a store read out of round order pairs launches wrongly with --noise-floor history"),
+    ("src/report/analysis.cpp", "std::move((*spent)[index].samples_seconds)",
+     "std::move((*spent)[0].samples_seconds)", "ReportView",
+     "report of a big run charts the first record's samples in every cell"),
 ]
 
 

@@ -14,6 +14,14 @@
 namespace colltune {
 namespace {
 
+// Every launch's samples as one list, for the cell's summary; made when needed, not kept (a copy
+// per cell was 0.2 GB of a 10^6-size report).
+std::vector<double> pooled(const LaunchSamples& launches) {
+  std::vector<double> out;
+  for (const auto& samples : launches) out.insert(out.end(), samples.begin(), samples.end());
+  return out;
+}
+
 // A point's placement and backend: what its baseline shares with it.
 std::map<std::string, std::string> group_of(const PointInfo& p) {
   return group_settings(p.settings);
@@ -149,10 +157,13 @@ std::optional<std::string> baseline_of(const Dataset& d, const std::string& poin
   return std::nullopt;
 }
 
-std::vector<Panel> build_panels(const Dataset& d) {
+std::vector<Panel> build_panels(const Dataset& d) { return build_panels(d, nullptr); }
+
+std::vector<Panel> build_panels(const Dataset& d, std::vector<Record>* spent) {
   const auto ids = launch_ids(d);
   std::map<PanelKey, Panel> panels;
-  for (const Record& r : d.records) {
+  for (std::size_t index = 0; index < d.records.size(); ++index) {
+    const Record& r = d.records[index];
     const PanelKey key{r.collective, r.dtype, r.op, r.in_place, r.nranks};
     Panel& panel = panels[key];
     panel.key = key;
@@ -166,13 +177,15 @@ std::vector<Panel> build_panels(const Dataset& d) {
     const auto at = std::find(cell.launch_ids.begin(), cell.launch_ids.end(), launch);
     if (at == cell.launch_ids.end()) {
       cell.launch_ids.push_back(launch);
-      cell.launches.push_back(r.samples_seconds);
+      if (spent != nullptr) {
+        cell.launches.push_back(std::move((*spent)[index].samples_seconds));
+      } else {
+        cell.launches.push_back(r.samples_seconds);
+      }
     } else {
       auto& samples = cell.launches[static_cast<std::size_t>(at - cell.launch_ids.begin())];
       samples.insert(samples.end(), r.samples_seconds.begin(), r.samples_seconds.end());
     }
-    cell.samples_seconds.insert(cell.samples_seconds.end(), r.samples_seconds.begin(),
-                                r.samples_seconds.end());
     if (r.wrong) cell.wrong = cell.wrong.value_or(0) + *r.wrong;
     // One outcome for the cell only where every launch's race ended alike.
     if (first_record) {
@@ -192,7 +205,7 @@ std::vector<Panel> build_panels(const Dataset& d) {
     std::vector<std::uint64_t> sizes;
     for (auto& [point, by_size] : panel.cells) {
       for (auto& [bytes, cell] : by_size) {
-        cell.summary = summarize(cell.samples_seconds);
+        cell.summary = summarize(pooled(cell.launches));
         cell.center_seconds = launch_center(cell.launches);
         const double t = cell.center_seconds;
         cell.algbw_gbps = t > 0 ? cell.algbw_bytes / t / 1e9 : 0;
@@ -219,14 +232,16 @@ PairTest test_faster(const Cell& a, const Cell& b) {
   PairTest t;
   if (same_launches(a, b) && a.launches.size() == 1) {
     // One launch: its samples are all there is; the report says the launch noise is unseen.
-    const auto na = a.samples_seconds.size(), nb = b.samples_seconds.size();
+    const auto& samples_a = a.launches.front();
+    const auto& samples_b = b.launches.front();
+    const auto na = samples_a.size(), nb = samples_b.size();
     t.method = "interleaved in 1 launch, Mann-Whitney (launch-to-launch noise unseen)";
     if (std::min(na, nb) < kMinSamplesForVerdict) {
       t.why_not =
           fmt::format("too few samples ({} and {}; {} needed)", na, nb, kMinSamplesForVerdict);
       return t;
     }
-    const double two_sided = mann_whitney_p(a.samples_seconds, b.samples_seconds);
+    const double two_sided = mann_whitney_p(samples_a, samples_b);
     t.p_faster = a.summary.median < b.summary.median ? two_sided / 2 : 1 - two_sided / 2;
     t.decidable = true;
     return t;
@@ -249,6 +264,7 @@ PairTest test_faster(const Cell& a, const Cell& b) {
 
 std::vector<SizeVerdict> winners(const Panel& panel, const Dataset& d) {
   std::vector<SizeVerdict> out;
+  out.reserve(panel.sizes.size());  // grown by doubling, 10^6 verdicts were held 1.5 times
   for (std::uint64_t bytes : panel.sizes) {
     std::vector<std::pair<double, std::string>> ranked;
     SizeVerdict v;

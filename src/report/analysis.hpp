@@ -19,8 +19,7 @@ namespace colltune {
 struct Cell {
   LaunchSamples launches;               // one entry per launch (sweep round, input file)
   std::vector<std::string> launch_ids;  // parallel: which launch; equal ids = shared launch
-  std::vector<double> samples_seconds;  // all launches merged, for the summary
-  Summary summary;
+  Summary summary;                      // of every launch's samples together
   // Geometric mean of the launch medians (seconds): what settings are ranked by, each launch one
   // vote, where the pooled median would follow the launch that took the most samples (racing
   // samples a setting a launch keeps open longer than one it eliminates).
@@ -56,6 +55,9 @@ struct Panel {
 };
 
 std::vector<Panel> build_panels(const Dataset& d);
+// The same, moving each launch's samples out of `spent` (d.records itself, which the caller owns
+// and lets go of after) instead of copying them.
+std::vector<Panel> build_panels(const Dataset& d, std::vector<Record>* spent);
 
 // The level adjusted p-values are held to, and the samples a side a within-launch test needs.
 inline constexpr double kSignificanceLevel = 0.05;

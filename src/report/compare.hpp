@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "report/compare_side.hpp"
+#include "store/atomic_file.hpp"
 #include "store/results.hpp"
 
 namespace colltune {
@@ -72,8 +73,6 @@ std::size_t compared_count(const std::vector<Comparison>& rows);
 // some comparisons could not be made (unless o.allow_incomplete), or none was made at all.
 int gate_exit_code(const std::vector<Comparison>& rows, const CompareOptions& o);
 
-// Text as it is made, a piece at a time (stdout, a file).
-using TextSink = std::function<void(std::string_view)>;
 // The gate's summary and one table row per comparison, to `out`.
 void compare_markdown(const std::vector<Comparison>& rows, const Dataset& base, const Dataset& cand,
                       const CompareOptions& o, const TextSink& out);

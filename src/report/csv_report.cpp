@@ -15,8 +15,8 @@ const char* csv_columns() {
          "median_ci_high_us,algbw_gbps,busbw_gbps,wrong,skipped,exchange,imbalance";
 }
 
-std::string render_csv(const Dataset& d) {
-  std::string csv = std::string(csv_columns()) + "\n";
+void render_csv(const Dataset& d, const TextSink& out) {
+  out(std::string(csv_columns()) + "\n");
   for (const Record& r : d.records) {
     const PointInfo* p = find_point(d, r.point_id);
     const Summary s = summarize(r.samples_seconds);
@@ -26,7 +26,7 @@ std::string render_csv(const Dataset& d) {
     const auto us = [&](double seconds) {
       return measured ? fmt::format("{:.4f}", seconds * 1e6) : "";
     };
-    csv += fmt::format(
+    out(fmt::format(
         "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
         csv_field(d.source), csv_field(r.point_id), csv_field(p ? p->label : ""),
         p && p->baseline ? "true" : "false", r.round, csv_field(r.backend), csv_field(r.collective),
@@ -37,8 +37,13 @@ std::string render_csv(const Dataset& d) {
         measured ? fmt::format("{:.6f}", algbw * r.bus_factor) : "",
         r.wrong ? fmt::format("{}", *r.wrong) : "", csv_field(r.skipped.value_or("")),
         alltoallv ? csv_field(exchange_name(r.exchange)) : "",
-        alltoallv ? fmt::format("{:.4f}", r.imbalance) : "");
+        alltoallv ? fmt::format("{:.4f}", r.imbalance) : ""));
   }
+}
+
+std::string render_csv(const Dataset& d) {
+  std::string csv;
+  render_csv(d, [&](std::string_view piece) { csv += piece; });
   return csv;
 }
 

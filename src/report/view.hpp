@@ -86,6 +86,8 @@ struct ReportView {
 };
 
 ReportView make_report_view(const Dataset& d);
+// The same, letting go of d.records as soon as they are summarised (report of a big run).
+ReportView make_report_view(Dataset&& d);
 
 // The ceiling a point's busbw is held against: the GPUs' device copy for NCCL points, the host's
 // memcpy otherwise; 0 when that was not measured.

@@ -88,7 +88,7 @@ std::string unwritable_reason(const std::string& dir) {
 }
 
 // write(2) until done; false with errno set on a short write (ENOSPC on /dev/full).
-bool write_all(int fd, const std::string& text) {
+bool write_all(int fd, std::string_view text) {
   std::size_t done = 0;
   while (done < text.size()) {
     const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
@@ -170,10 +170,33 @@ void check_output_directory(std::string_view flag, const std::string& dir) {
 }
 
 void write_file_atomic(const std::string& path, const std::string& text) {
+  write_file_atomic(path, [&](const TextSink& out) { out(text); });
+}
+
+void write_file_atomic(const std::string& path,
+                       const std::function<void(const TextSink&)>& produce) {
   const OutputTarget t = resolve_output(path);
+  // Pieces are gathered to about a megabyte before each write: a row at a time would be a
+  // system call per row.
+  constexpr std::size_t kChunkBytes = std::size_t{1} << 20;
+  std::string pending;
+  bool ok = true;
+  int reason = 0;
+  const auto run = [&](int fd) {
+    const auto flush = [&] {
+      if (ok && !write_all(fd, pending)) ok = false, reason = errno;
+      pending.clear();
+    };
+    produce([&](std::string_view piece) {
+      pending += piece;
+      if (pending.size() >= kChunkBytes) flush();
+    });
+    flush();
+  };
   if (t.descriptor >= 0) {
-    if (!write_all(t.descriptor, text))
-      throw std::runtime_error(fmt::format("writing {} failed: {}", path, std::strerror(errno)));
+    run(t.descriptor);
+    if (!ok)
+      throw std::runtime_error(fmt::format("writing {} failed: {}", path, std::strerror(reason)));
     return;
   }
   const std::string file = t.write_through ? t.path : t.path + ".tmp";
@@ -181,8 +204,14 @@ void write_file_atomic(const std::string& path, const std::string& text) {
                                  : ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd < 0)
     throw std::runtime_error(fmt::format("cannot write {}: {}", file, std::strerror(errno)));
-  bool ok = write_all(fd, text) && (t.write_through || ::fsync(fd) == 0);
-  int reason = ok ? 0 : errno;
+  try {
+    run(fd);
+  } catch (...) {
+    ::close(fd);
+    if (!t.write_through) ::unlink(file.c_str());  // a producer that failed leaves nothing
+    throw;
+  }
+  if (ok && !t.write_through && ::fsync(fd) != 0) ok = false, reason = errno;
   if (::close(fd) != 0 && ok) {
     ok = false;
     reason = errno;

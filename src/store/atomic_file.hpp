@@ -5,6 +5,7 @@
 // (/dev/stdout, /proc/self/fd/1) is written through in place, so a CI job's stdout survives.
 
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -30,6 +31,14 @@ void check_output_directory(std::string_view flag, const std::string& dir);
 // on any failure), or written through for a device. A short write (a full disk, /dev/full)
 // throws std::runtime_error naming the path and the system's reason.
 void write_file_atomic(const std::string& path, const std::string& text);
+
+// Text as it is made, a piece at a time (a file, stdout).
+using TextSink = std::function<void(std::string_view)>;
+
+// The same, for text made a piece at a time: `produce` hands each piece to the sink it is given
+// and is not held whole (a 10^6-row CSV). Should `produce` throw, nothing is left behind.
+void write_file_atomic(const std::string& path,
+                       const std::function<void(const TextSink&)>& produce);
 
 class LineFile {
  public:

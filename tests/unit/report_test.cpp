@@ -12,6 +12,7 @@
 #include "report/analysis.hpp"
 #include "report/console_reporter.hpp"
 #include "report/escape.hpp"
+#include "report/markdown_report.hpp"
 #include "report/view.hpp"
 #include "store/atomic_file.hpp"
 #include "store/record.hpp"
@@ -192,6 +193,38 @@ TEST(ReportView, TheInterleavedRowSaysHowEachBackendSwitchedItsSettings) {
   EXPECT_EQ(row->second,
             "2 of 3 point-rounds shared a launch, up to 2 points each: NCCL_ALGO / NCCL_PROTO "
             "set at each NCCL communicator init, one communicator each, samples in turns");
+}
+
+// report lets go of the records as their samples move into the panels: the same view as the one
+// that copies them, with several launches and a sample list joined within one.
+TEST(ReportView, TheViewThatTakesTheRecordsIsTheViewThatCopiesThem) {
+  Dataset d;
+  d.kind = "sweep";
+  d.points = {
+      {"a", "a", {{"backend", "mpi"}}, true},
+      {"b", "b", {{"backend", "mpi"}, {"OMPI_MCA_coll_tuned_allreduce_algorithm", "2"}}, false}};
+  for (const char* point : {"a", "b"}) {
+    for (int round = 1; round <= 3; ++round) {
+      d.launches.push_back({point, round, "done", 0, std::nullopt, {}, {}});
+      for (std::uint64_t bytes : {1024u, 4096u}) {
+        for (int part = 0; part < 2; ++part) {  // one launch's samples in two records
+          Record r;
+          r.point_id = point, r.round = round, r.collective = "allreduce", r.dtype = "float";
+          r.op = "sum", r.nranks = 2, r.bytes = bytes, r.algbw_bytes = static_cast<double>(bytes);
+          r.root = part;  // another record of the cell's launch
+          const double base = (point[0] == 'a' ? 1e-5 : 2e-5) * (1 + 0.01 * round);
+          r.samples_seconds = {base, base * 1.01, base * 0.99, base * 1.02, base * 0.98};
+          d.records.push_back(r);
+        }
+      }
+    }
+  }
+  const std::string copied = render_markdown(make_report_view(d));
+  Dataset owned = d;
+  const std::string taken = render_markdown(make_report_view(std::move(owned)));
+  EXPECT_EQ(taken, copied);
+  EXPECT_NE(copied.find("| 1K | a |"), std::string::npos) << copied;
+  EXPECT_EQ(copied.find("only one configuration"), std::string::npos) << copied;
 }
 
 // A placement's warning is listed once with the configurations it concerns, not once each.

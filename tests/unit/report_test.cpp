@@ -212,7 +212,7 @@ TEST(ReportView, TheViewThatTakesTheRecordsIsTheViewThatCopiesThem) {
           r.point_id = point, r.round = round, r.collective = "allreduce", r.dtype = "float";
           r.op = "sum", r.nranks = 2, r.bytes = bytes, r.algbw_bytes = static_cast<double>(bytes);
           r.root = part;  // another record of the cell's launch
-          const double base = (point[0] == 'a' ? 1e-5 : 2e-5) * (1 + 0.01 * round);
+          const double base = (point[0] == 'a' ? 1e-5 : 2e-5) * (1 + 0.01 * round) * (1 + part);
           r.samples_seconds = {base, base * 1.01, base * 0.99, base * 1.02, base * 0.98};
           d.records.push_back(r);
         }

@@ -14,6 +14,7 @@
 
 #include "core/cpulist.hpp"
 #include "core/environment.hpp"
+#include "core/mpi_family.hpp"
 #include "core/placement_check.hpp"
 #include "core/timestamp.hpp"
 #include "topo/ceilings.hpp"
@@ -191,6 +192,12 @@ RunContext gather_context(const MpiWorld& world, const Communicator& comm,
     }
   }
   c.library_versions = comm.library_versions();
+  if (const auto mpi = c.library_versions.find("mpi"); mpi != c.library_versions.end()) {
+    if (const auto identity = identify_mpi_library(mpi->second)) {
+      c.mpi_family = identity->family;
+      c.mpi_version = identity->version;
+    }
+  }
   c.backend_settings = comm.settings();
   std::vector<std::string> versions;
   for (const auto& [lib, version] : c.library_versions) {

@@ -89,6 +89,7 @@ struct RunContext {
   std::map<std::string, int> ranks_per_host;
   std::vector<RankPlacement> placement;                 // one per communicator rank
   std::map<std::string, std::string> library_versions;  // "mpi" -> MPI_Get_library_version ...
+  std::string mpi_family, mpi_version;  // parsed from library_versions["mpi"]; empty: unknown
   std::map<std::string, std::string> backend_settings;  // NCCL: -G and ncclConfig_t fields
   TimingMode timing = TimingMode::kBatch;
   TimeSpan span = TimeSpan::kCompletion;

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "core/exchange.hpp"
+#include "core/mpi_family.hpp"
 #include "knobs/interleave.hpp"
 #include "report/sampling_text.hpp"
 
@@ -47,8 +48,12 @@ void ConsoleReporter::begin(const RunContext& c) {
              name(c.cache),
              c.check_rounds > 0 ? fmt::format("{} round(s)", c.check_rounds) : "off");
   check_asked_ = c.check_rounds > 0;
-  for (const auto& [lib, version] : c.library_versions)
-    fmt::print(out_, "# {}: {}\n", lib, version);
+  for (const auto& [lib, version] : c.library_versions) {
+    // MPICH's text is many lines with its configure line (2 KB): the record keeps it whole.
+    const bool parsed = lib == "mpi" && !c.mpi_family.empty();
+    fmt::print(out_, "# {}: {}\n", lib,
+               parsed ? MpiIdentity{c.mpi_family, c.mpi_version}.text() : version);
+  }
   if (!c.backend_settings.empty()) {
     std::vector<std::string> settings;
     for (const auto& [key, value] : c.backend_settings) settings.push_back(key + " " + value);

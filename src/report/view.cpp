@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "core/failure_reason.hpp"
+#include "core/mpi_family.hpp"
 #include "core/sizes.hpp"
 #include "report/analysis.hpp"
 #include "report/answer.hpp"
@@ -26,6 +27,22 @@ namespace colltune {
 namespace {
 
 // Distinct values of a context field over all points, joined.
+// Each context's MPI as its family and version (records before 2026-12 carry only the library's
+// text, parsed here alike); an unknown text by its first line. MPICH's text is 2 KB of lines.
+std::string mpi_libraries(const Dataset& d) {
+  std::set<std::string> values;
+  for (const auto& [id, ctx] : d.contexts) {
+    if (!ctx.is_object() || !ctx.contains("library_versions")) continue;
+    const auto& versions = ctx["library_versions"];
+    if (!versions.is_object() || !versions.contains("mpi") || !versions["mpi"].is_string())
+      continue;
+    const std::string text = versions["mpi"].get<std::string>();
+    const auto identity = identify_mpi_library(text);
+    values.insert(identity ? identity->text() : text.substr(0, text.find('\n')));
+  }
+  return values.empty() ? "n/a" : fmt::format("{}", fmt::join(values, "; "));
+}
+
 std::string distinct(const Dataset& d, const std::vector<std::string>& path) {
   std::set<std::string> values;
   for (const auto& [id, ctx] : d.contexts) {
@@ -277,7 +294,7 @@ ReportView assemble_view(const Dataset& d, std::vector<Record>* spent) {
       {"hosts", distinct(d, {"hosts"})},
       {"ranks", distinct(d, {"nranks"})},
       {"ranks per host", distinct(d, {"ranks_per_host"})},
-      {"MPI library", distinct(d, {"library_versions", "mpi"})},
+      {"MPI library", mpi_libraries(d)},
       {"timing", distinct(d, {"timing"}) + ", " + sampling_texts(d.contexts)},
       {"cache", distinct(d, {"cache"})},
       {"started", distinct(d, {"start_time_utc"})},

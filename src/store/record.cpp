@@ -99,6 +99,8 @@ nlohmann::json to_json(const RunContext& c) {
       {"ranks_per_host", c.ranks_per_host},
       {"placement", placement},
       {"library_versions", c.library_versions},
+      {"mpi_family", c.mpi_family},
+      {"mpi_version", c.mpi_version},
       {"backend_settings", c.backend_settings},
       {"timing", name(c.timing)},
       {"time_span", name(c.span)},

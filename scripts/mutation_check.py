@@ -322,6 +322,10 @@ MUTANTS = [
      "report of a big run charts the first record's samples in every cell"),
     ("src/core/mpi_family.cpp", "  if (contains(text, \"CRAY MPICH\")) {", "  if (false) {", "MpiFamily",
      "Cray MPICH's records called plain MPICH, and its version lost"),
+    ("src/sweep/dialect.cpp", "      env[\"I_MPI_PIN_DOMAIN\"] = *domain;", "", "Dialect",
+     "Intel MPI ranks left unbound where the spec says bind_to socket"),
+    ("src/sweep/dialect.cpp", "  argv.insert(argv.end(), {\"-genvlist\", fmt::format(\"{}\", fmt::join(names, \",\"))});",
+     "", "Dialect", "MPICH ranks never told the knob: every point measures the default"),
 ]
 
 

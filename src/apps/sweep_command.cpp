@@ -15,6 +15,7 @@
 #include "core/errors.hpp"
 #include "runner/run_options.hpp"
 #include "store/manifest.hpp"
+#include "sweep/dialect.hpp"
 #include "sweep/driver.hpp"
 #include "sweep/expand.hpp"
 #include "sweep/groups.hpp"
@@ -216,7 +217,8 @@ int sweep_command(const std::vector<std::string>& args) {
     source = a.spec_path;
     text = read_file(a.spec_path);
   }
-  const SweepSpec spec = parse_spec(text, source);
+  SweepSpec spec = parse_spec(text, source);
+  resolve_dialect(spec, source);  // asks mpirun/mpiexec --version unless mpi_family names it
   std::vector<Point> points;
   try {
     points = expand(spec, a.max_points);

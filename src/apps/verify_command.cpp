@@ -20,6 +20,7 @@
 #include "report/tuned_read.hpp"
 #include "report/verify.hpp"
 #include "store/results.hpp"
+#include "sweep/dialect.hpp"
 #include "sweep/spec.hpp"
 
 namespace colltune {
@@ -74,13 +75,19 @@ nlohmann::json verify_spec(const VerifyArgs& a, const TunedFile& f,
     std::ostringstream text;
     text << in.rdbuf();
     const SweepSpec user = parse_spec(text.str(), a.spec_path);
-    spec["launcher"] = launcher_name(user.launcher);
+    spec["launcher"] = user.launcher == LauncherKind::kMpirun ? user.launcher_program
+                                                              : launcher_name(user.launcher);
+    if (user.dialect) spec["mpi_family"] = dialect_name(*user.dialect);
     spec["launcher_args"] = user.launcher_args;
     if (!user.hosts.empty()) spec["hosts"] = user.hosts;
     if (!user.hostfile.empty()) spec["hostfile"] = user.hostfile;
     spec["point_timeout_seconds"] = user.point_timeout_seconds;
   } else {
-    spec["launcher_args"] = {"--oversubscribe"};
+    // This host's mpirun: Open MPI's needs leave to put more ranks than cores; Hydra needs none.
+    SweepSpec here;
+    resolve_dialect(here, "verify");
+    if (here.dialect.value_or(LaunchDialect::kOpenMpi) == LaunchDialect::kOpenMpi)
+      spec["launcher_args"] = {"--oversubscribe"};
   }
   nlohmann::json axes{{"np", {a.np}}}, unset = nlohmann::json::object(),
                                        applied = nlohmann::json::object();

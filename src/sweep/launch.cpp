@@ -9,6 +9,7 @@
 
 #include "core/errors.hpp"
 #include "store/atomic_file.hpp"
+#include "sweep/dialect.hpp"
 #include "sweep/groups.hpp"
 
 namespace colltune {
@@ -67,37 +68,30 @@ Launch build_launch(const SweepSpec& spec, const Point& point, const std::string
   auto& argv = launch.argv;
 
   if (spec.launcher == LauncherKind::kMpirun) {
-    argv = {"mpirun", "-np", np};
-    std::vector<std::string> hosts = spec.hosts;
+    const LaunchDialect dialect = spec.dialect.value_or(LaunchDialect::kOpenMpi);
+    Placement placement{np,
+                        spec.hosts,
+                        spec.hostfile,
+                        get(s, "ranks_per_node"),
+                        get(s, "map_by"),
+                        get(s, "bind_to"),
+                        get(s, "rank_by")};
     if (const auto nodes = get(s, "nodes")) {
       const auto wanted = static_cast<std::size_t>(std::stoul(*nodes));
-      if (hosts.size() < wanted) {
-        unsupported(point, fmt::format("nodes={} needs at least {} entries in hosts with mpirun; "
-                                       "the spec lists {}",
-                                       wanted, wanted, hosts.size()));
+      if (placement.hosts.size() < wanted) {
+        unsupported(point,
+                    fmt::format("nodes={} needs at least {} entries in hosts with {}; "
+                                "the spec lists {}",
+                                wanted, wanted, spec.launcher_program, placement.hosts.size()));
       }
-      hosts.resize(wanted);
+      placement.hosts.resize(wanted);
     }
-    if (!hosts.empty()) {
-      const auto rpn = get(s, "ranks_per_node");
-      std::vector<std::string> slots;
-      for (const auto& h : hosts) slots.push_back(rpn ? h + ":" + *rpn : h);
-      argv.insert(argv.end(), {"--host", fmt::format("{}", fmt::join(slots, ","))});
-    } else if (!spec.hostfile.empty()) {
-      argv.insert(argv.end(), {"--hostfile", spec.hostfile});
-    }
-    const auto map_by = get(s, "map_by");
-    if (const auto rpn = get(s, "ranks_per_node")) {
-      if (map_by) unsupported(point, "ranks_per_node and map_by both set; give one");
-      argv.insert(argv.end(), {"--map-by", "ppr:" + *rpn + ":node"});
-    } else if (map_by) {
-      argv.insert(argv.end(), {"--map-by", *map_by});
-    }
-    if (const auto v = get(s, "bind_to")) argv.insert(argv.end(), {"--bind-to", *v});
-    if (const auto v = get(s, "rank_by")) argv.insert(argv.end(), {"--rank-by", *v});
+    if (placement.hosts.empty()) placement.hostfile = spec.hostfile;
+    if (const auto why = dialect_argv(dialect, spec.launcher_program, placement, launch.env, argv))
+      unsupported(point, *why);
     argv.insert(argv.end(), spec.launcher_args.begin(), spec.launcher_args.end());
     append_point_launcher_args(s, argv);
-    for (const auto& [key, value] : launch.env) argv.insert(argv.end(), {"-x", key});
+    append_exports(dialect, launch.env, argv);
   } else if (spec.launcher == LauncherKind::kSrun) {
     argv = {"srun", "--ntasks=" + np};
     if (const auto v = get(s, "nodes")) argv.push_back("--nodes=" + *v);

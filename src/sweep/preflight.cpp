@@ -9,9 +9,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string_view>
 
 #include "core/errors.hpp"
+#include "sweep/dialect.hpp"
 
 namespace colltune {
 namespace {
@@ -75,22 +77,47 @@ bool root_consented(const SweepSpec& spec) {
 
 void preflight(const SweepSpec& spec, const std::string& source, const std::string& colltune_path,
                const std::string& results_root) {
-  const char* launcher = spec.launcher == LauncherKind::kMpirun ? "mpirun"
-                         : spec.launcher == LauncherKind::kSrun ? "srun"
-                                                                : nullptr;
-  if (launcher != nullptr && !on_path(launcher)) {
+  const std::string launcher = spec.launcher == LauncherKind::kMpirun ? spec.launcher_program
+                               : spec.launcher == LauncherKind::kSrun ? "srun"
+                                                                      : "";
+  if (!launcher.empty() && !on_path(launcher)) {
     throw ConfigError(fmt::format(
         "{}: launcher: '{}' is not on PATH; allowed: a PATH that holds it (every launch would "
         "fail), or launcher: {}",
         source, launcher,
         spec.launcher == LauncherKind::kMpirun ? "srun or local" : "mpirun or local"));
   }
-  if (spec.launcher == LauncherKind::kMpirun && ::geteuid() == 0 && !root_consented(spec)) {
+  const bool open_mpi = spec.launcher == LauncherKind::kMpirun &&
+                        spec.dialect.value_or(LaunchDialect::kOpenMpi) == LaunchDialect::kOpenMpi;
+  // Open MPI's rule alone: MPICH and Intel MPI start as root without being asked.
+  if (open_mpi && ::geteuid() == 0 && !root_consented(spec)) {
     throw ConfigError(fmt::format(
-        "{}: launcher: mpirun as root without Open MPI's consent (every launch would fail); "
+        "{}: launcher: {} as root without Open MPI's consent (every launch would fail); "
         "allowed: export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 (or set them "
         "in env:), or --allow-run-as-root in launcher_args",
-        source));
+        source, launcher));
+  }
+  if (spec.launcher == LauncherKind::kMpirun) {
+    const LaunchDialect dialect = spec.dialect.value_or(LaunchDialect::kOpenMpi);
+    std::vector<std::string> words = spec.launcher_args;
+    for (const Axis& axis : spec.axes) {
+      if (axis.key != "launcher_args") continue;
+      for (const auto& value : axis.values) {
+        if (!value) continue;
+        for (auto& w : nlohmann::json::parse(*value).get<std::vector<std::string>>())
+          words.push_back(std::move(w));
+      }
+    }
+    for (const std::string& word : words) {
+      if (const auto meaning = foreign_launcher_arg(dialect, word)) {
+        throw ConfigError(fmt::format(
+            "{}: launcher_args: '{}' ({}) is not {}'s; allowed: that launcher's own flags ({} "
+            "was asked with --version; name another with mpi_family: openmpi, mpich or "
+            "intelmpi)",
+            source, word, *meaning, dialect == LaunchDialect::kOpenMpi ? "Open MPI" : "Hydra",
+            launcher));
+      }
+    }
   }
   if (!spec.hostfile.empty() && ::access(spec.hostfile.c_str(), R_OK) != 0) {
     throw ConfigError(

@@ -21,23 +21,12 @@
 namespace colltune {
 namespace {
 
-const std::vector<std::string> kTopKeys{"name",
-                                        "launcher",
-                                        "launcher_args",
-                                        "hosts",
-                                        "hostfile",
-                                        "repetitions",
-                                        "point_timeout_seconds",
-                                        "colltune",
-                                        "env",
-                                        "benchmark",
-                                        "axes",
-                                        "include",
-                                        "exclude",
-                                        "baseline",
-                                        "interleave",
-                                        "race",
-                                        "exclusive"};
+const std::vector<std::string> kTopKeys{
+    "name",     "launcher", "launcher_args", "mpi_family",
+    "hosts",    "hostfile", "repetitions",   "point_timeout_seconds",
+    "colltune", "env",      "benchmark",     "axes",
+    "include",  "exclude",  "baseline",      "interleave",
+    "race",     "exclusive"};
 
 // benchmark key -> `colltune run` flag; "backends" becomes the "backend" axis instead.
 const std::vector<std::pair<std::string, std::string>> kBenchmarkFlags{
@@ -278,16 +267,24 @@ SweepSpec parse_spec_root(const YAML::Node& root, const std::string& text,
   }
   if (root["launcher"]) {
     const std::string launcher = p.scalar(root["launcher"], "launcher");
-    if (launcher == "mpirun") {
+    if (launcher == "mpirun" || launcher == "mpiexec") {
       spec.launcher = LauncherKind::kMpirun;
+      spec.launcher_program = launcher;
     } else if (launcher == "srun") {
       spec.launcher = LauncherKind::kSrun;
     } else if (launcher == "local") {
       spec.launcher = LauncherKind::kLocal;
     } else {
       p.fail(root["launcher"], "launcher",
-             fmt::format("'{}' is not allowed; allowed: mpirun srun local", launcher));
+             fmt::format("'{}' is not allowed; allowed: mpirun mpiexec srun local", launcher));
     }
+  }
+  if (root["mpi_family"]) {
+    const std::string family = p.scalar(root["mpi_family"], "mpi_family");
+    spec.dialect = dialect_named(family);
+    if (!spec.dialect)
+      p.fail(root["mpi_family"], "mpi_family",
+             fmt::format("'{}' is not allowed; allowed: openmpi mpich intelmpi", family));
   }
   if (root["launcher_args"]) spec.launcher_args = p.strings(root["launcher_args"], "launcher_args");
   if (root["hosts"]) spec.hosts = p.hosts(root["hosts"], "hosts");

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/mpi_family.hpp"
 #include "knobs/knobs.hpp"
 
 namespace colltune {
@@ -27,6 +28,9 @@ using Rule = std::map<std::string, std::optional<std::string>>;
 struct SweepSpec {
   std::string name;
   LauncherKind launcher = LauncherKind::kMpirun;
+  std::string launcher_program = "mpirun";  // kMpirun: "mpirun" or "mpiexec", as the spec says
+  // kMpirun: how to speak to it; from `mpi_family:`, else its --version (sweep/dialect.hpp).
+  std::optional<LaunchDialect> dialect;
   std::vector<std::string> launcher_args;
   std::vector<std::string> hosts;
   std::string hostfile;

@@ -47,7 +47,8 @@ TEST(SweepSpec, GpuBenchmarkKeys) {
 TEST(SweepSpec, UnknownKeysSuggestTheNearest) {
   EXPECT_EQ(error_of("name: t\nrepetitons: 3\n"),
             "s.yaml:2:1: repetitons: unknown key (did you mean 'repetitions'?); allowed: name "
-            "launcher launcher_args hosts hostfile repetitions point_timeout_seconds colltune env "
+            "launcher launcher_args mpi_family hosts hostfile repetitions point_timeout_seconds "
+            "colltune env "
             "benchmark axes include exclude baseline interleave race exclusive");
   EXPECT_EQ(error_of("benchmark:\n  colectives: [allreduce]\n").substr(0, 70),
             "s.yaml:2:3: benchmark.colectives: unknown key (did you mean 'collectiv");
@@ -66,7 +67,7 @@ TEST(SweepSpec, WrongTypesEmptyAxesAndNegativeLimits) {
             "s.yaml:1:24: point_timeout_seconds: '-5' is not allowed; allowed: a number of "
             "seconds > 0");
   EXPECT_EQ(error_of("launcher: slurm\n"),
-            "s.yaml:1:11: launcher: 'slurm' is not allowed; allowed: mpirun srun local");
+            "s.yaml:1:11: launcher: 'slurm' is not allowed; allowed: mpirun mpiexec srun local");
   EXPECT_EQ(error_of("axes: [1, 2]\n"),
             "s.yaml:1:7: axes: expected a mapping of axis to a list of values");
   EXPECT_EQ(error_of("name: [\n").substr(0, 26), "s.yaml:2:1: not valid YAML");

@@ -3,7 +3,9 @@
 # build/. Safe to run again: it installs only what is missing and rebuilds incrementally.
 # --with-test-tools also installs what the tests use beyond the build (headless Chromium, Slurm
 # with munge for the one-host Slurm of scripts/slurm-local.sh, Prometheus and its Pushgateway,
-# pip to fetch the NCCL wheels scripts/nccl-builds.sh compiles against).
+# pip to fetch the NCCL wheels scripts/nccl-builds.sh compiles against, and Debian's MPICH, which
+# a second colltune is built against in build-mpich/ for tests/mpi/mpich_smoke.py; Open MPI stays
+# the default MPI).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,7 +13,8 @@ packages=(build-essential cmake ninja-build pkg-config git python3 procps
           openmpi-bin libopenmpi-dev libfmt-dev nlohmann-json3-dev libcli11-dev libhwloc-dev
           libyaml-cpp-dev libgtest-dev libbenchmark-dev libboost-dev patchelf libcurl4-openssl-dev)
 [ "${1:-}" = "--with-test-tools" ] && packages+=(chromium slurmctld slurmd slurm-client munge python3-prometheus-client
-                                              prometheus prometheus-pushgateway python3-pip)
+                                              prometheus prometheus-pushgateway python3-pip
+                                              mpich libmpich-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -38,3 +41,11 @@ fi
 build_type=${COLLTUNE_BUILD_TYPE:-RelWithDebInfo}
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE="$build_type" >/dev/null
 cmake --build build
+
+# The same colltune against MPICH (colltune alone: the tests run the Open MPI build's).
+if [ "${1:-}" = "--with-test-tools" ] && command -v mpicxx.mpich >/dev/null; then
+  cmake -S . -B build-mpich -G Ninja -DCMAKE_BUILD_TYPE="$build_type" \
+    -DMPI_C_COMPILER="$(command -v mpicc.mpich)" -DMPI_CXX_COMPILER="$(command -v mpicxx.mpich)" \
+    -DCOLLTUNE_WITH_NCCL=OFF -DCOLLTUNE_BUILD_TESTS=OFF -DCOLLTUNE_BUILD_BENCH=OFF >/dev/null
+  cmake --build build-mpich --target colltune
+fi

@@ -9,8 +9,11 @@
 namespace colltune {
 
 bool is_recorded_variable(std::string_view name) {
-  constexpr std::array<std::string_view, 6> kPrefixes{"NCCL_", "OMPI_", "PMIX_MCA_",
-                                                      "UCX_",  "CUDA_", "COLLTUNE_"};
+  // MPICH's (and its derivatives') MPIR_CVAR_ and MPICH_, Intel MPI's I_MPI_, FI_ (libfabric)
+  // beside Open MPI's and NCCL's: what sets each MPI's algorithms and transport.
+  constexpr std::array<std::string_view, 10> kPrefixes{
+      "NCCL_",     "OMPI_",      "PMIX_MCA_", "UCX_",   "CUDA_",
+      "COLLTUNE_", "MPIR_CVAR_", "MPICH_",    "I_MPI_", "FI_"};
   return std::any_of(kPrefixes.begin(), kPrefixes.end(),
                      [&](std::string_view p) { return name.starts_with(p); });
 }

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "core/errors.hpp"
@@ -143,6 +144,31 @@ std::optional<std::string> foreign_launcher_arg(LaunchDialect dialect, const std
   const auto it = foreign.find(arg);
   if (it == foreign.end()) return std::nullopt;
   return it->second;
+}
+
+void check_launcher_args(const SweepSpec& spec, const std::string& source) {
+  if (spec.launcher == LauncherKind::kMpirun) {  // srun's and local's arguments are their own
+    const LaunchDialect dialect = spec.dialect.value_or(LaunchDialect::kOpenMpi);
+    std::vector<std::string> words = spec.launcher_args;
+    for (const Axis& axis : spec.axes) {
+      if (axis.key != "launcher_args") continue;
+      for (const auto& value : axis.values) {
+        if (!value) continue;
+        for (auto& w : nlohmann::json::parse(*value).get<std::vector<std::string>>())
+          words.push_back(std::move(w));
+      }
+    }
+    for (const std::string& word : words) {
+      if (const auto meaning = foreign_launcher_arg(dialect, word)) {
+        throw ConfigError(fmt::format(
+            "{}: launcher_args: '{}' ({}) is not {}'s; allowed: that launcher's own flags ({} "
+            "was asked with --version; name another with mpi_family: openmpi, mpich or "
+            "intelmpi)",
+            source, word, *meaning, dialect == LaunchDialect::kOpenMpi ? "Open MPI" : "Hydra",
+            spec.launcher_program));
+      }
+    }
+  }
 }
 
 void resolve_dialect(SweepSpec& spec, const std::string& source) {

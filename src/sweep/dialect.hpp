@@ -38,6 +38,10 @@ void append_exports(LaunchDialect dialect, const std::map<std::string, std::stri
 // MPI): its meaning there, or nullopt where it is not known as foreign.
 std::optional<std::string> foreign_launcher_arg(LaunchDialect dialect, const std::string& arg);
 
+// Throws ConfigError for a launcher_args word (the spec's or an axis value's) that belongs to
+// another dialect than the launcher's: before any launch, dry runs included.
+void check_launcher_args(const SweepSpec& spec, const std::string& source);
+
 // Sets spec.dialect from `launcher_program --version` unless the spec named it (mpi_family).
 // Throws ConfigError, naming what the launcher said and how to name the family, when it matches
 // no family; leaves it unset when the launcher cannot be started (preflight says why).

@@ -9,7 +9,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <nlohmann/json.hpp>
 #include <string_view>
 
 #include "core/errors.hpp"
@@ -96,28 +95,6 @@ void preflight(const SweepSpec& spec, const std::string& source, const std::stri
         "allowed: export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 (or set them "
         "in env:), or --allow-run-as-root in launcher_args",
         source, launcher));
-  }
-  if (spec.launcher == LauncherKind::kMpirun) {
-    const LaunchDialect dialect = spec.dialect.value_or(LaunchDialect::kOpenMpi);
-    std::vector<std::string> words = spec.launcher_args;
-    for (const Axis& axis : spec.axes) {
-      if (axis.key != "launcher_args") continue;
-      for (const auto& value : axis.values) {
-        if (!value) continue;
-        for (auto& w : nlohmann::json::parse(*value).get<std::vector<std::string>>())
-          words.push_back(std::move(w));
-      }
-    }
-    for (const std::string& word : words) {
-      if (const auto meaning = foreign_launcher_arg(dialect, word)) {
-        throw ConfigError(fmt::format(
-            "{}: launcher_args: '{}' ({}) is not {}'s; allowed: that launcher's own flags ({} "
-            "was asked with --version; name another with mpi_family: openmpi, mpich or "
-            "intelmpi)",
-            source, word, *meaning, dialect == LaunchDialect::kOpenMpi ? "Open MPI" : "Hydra",
-            launcher));
-      }
-    }
   }
   if (!spec.hostfile.empty() && ::access(spec.hostfile.c_str(), R_OK) != 0) {
     throw ConfigError(

@@ -79,6 +79,24 @@ TEST(Dialect, EachDialectKnowsTheOthersFlags) {
   EXPECT_FALSE(foreign_launcher_arg(LaunchDialect::kHydra, "-genvall"));
 }
 
+TEST(Dialect, AnotherDialectsFlagInTheSpecIsRefusedBeforeAnyLaunch) {
+  const SweepSpec spec = parse_spec(
+      "launcher: mpiexec\nmpi_family: mpich\naxes:\n  launcher_args: [[--oversubscribe]]\n",
+      "s.yaml");
+  try {
+    check_launcher_args(spec, "s.yaml");
+    ADD_FAILURE() << "--oversubscribe accepted under Hydra";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("s.yaml: launcher_args: '--oversubscribe' (Open MPI's "
+                                         "oversubscription) is not Hydra's"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_NO_THROW(check_launcher_args(
+      parse_spec("launcher: mpiexec\nmpi_family: mpich\nlauncher_args: [-genvall]\n", "s.yaml"),
+      "s.yaml"));
+}
+
 TEST(Dialect, AFamilyTheSpecNamesIsOneOfThree) {
   try {
     parse_spec("launcher: mpiexec\nmpi_family: lam\n", "s.yaml");

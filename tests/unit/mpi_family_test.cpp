@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/environment.hpp"
+
 namespace colltune {
 namespace {
 
@@ -59,6 +61,22 @@ TEST(MpiFamily, LauncherVersionTextsNameTheirDialect) {
   EXPECT_EQ(dialect_named("mpich"), LaunchDialect::kHydra);
   EXPECT_EQ(dialect_named("intelmpi"), LaunchDialect::kIntelMpi);
   EXPECT_FALSE(dialect_named("lam"));
+}
+
+}  // namespace
+}  // namespace colltune
+
+namespace colltune {
+namespace {
+
+// Each MPI's own knobs are recorded in the context's environment, so a report or history shows
+// which algorithm a point forced under MPICH or Intel MPI as it does under Open MPI.
+TEST(MpiFamily, EachMpisKnobsAreRecorded) {
+  EXPECT_TRUE(is_recorded_variable("MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM"));
+  EXPECT_TRUE(is_recorded_variable("I_MPI_ADJUST_ALLREDUCE"));
+  EXPECT_TRUE(is_recorded_variable("MPICH_GPU_SUPPORT_ENABLED"));
+  EXPECT_TRUE(is_recorded_variable("OMPI_MCA_coll_tuned_allreduce_algorithm"));
+  EXPECT_FALSE(is_recorded_variable("HOME"));
 }
 
 }  // namespace

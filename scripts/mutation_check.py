@@ -329,6 +329,8 @@ MUTANTS = [
     ("src/sweep/dialect.cpp", "      if (axis.key != \"launcher_args\") continue;",
      "      continue;", "Dialect",
      "an Open MPI flag in a launcher_args axis reaches MPICH's mpiexec, and every launch fails"),
+    ("src/sweep/dialect.cpp", "  for (const Axis& axis : spec.axes) check(\"axes\", axis.key);", "", "Dialect",
+     "an Open MPI parameter swept under MPICH: every point silently measures the default"),
 ]
 
 

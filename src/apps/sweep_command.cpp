@@ -220,6 +220,7 @@ int sweep_command(const std::vector<std::string>& args) {
   SweepSpec spec = parse_spec(text, source);
   resolve_dialect(spec, source);  // asks mpirun/mpiexec --version unless mpi_family names it
   check_launcher_args(spec, source);
+  check_knob_family(spec, source);
   std::vector<Point> points;
   try {
     points = expand(spec, a.max_points);

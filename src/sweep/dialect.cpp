@@ -171,6 +171,38 @@ void check_launcher_args(const SweepSpec& spec, const std::string& source) {
   }
 }
 
+void check_knob_family(const SweepSpec& spec, const std::string& source) {
+  if (spec.launcher != LauncherKind::kMpirun) return;  // srun: the MPI is not known here
+  const LaunchDialect dialect = spec.dialect.value_or(LaunchDialect::kOpenMpi);
+  // The prefixes each family reads; another family's are ignored by this MPI without a word, so
+  // every point would measure the default.
+  struct Foreign {
+    std::string_view prefix, owner;
+  };
+  std::vector<Foreign> foreign;
+  if (dialect != LaunchDialect::kOpenMpi) foreign.push_back({"OMPI_MCA_", "an Open MPI parameter"});
+  if (dialect == LaunchDialect::kOpenMpi)
+    foreign.push_back({"MPIR_CVAR_", "an MPICH (or Intel MPI) variable"});
+  if (dialect != LaunchDialect::kIntelMpi) foreign.push_back({"I_MPI_", "an Intel MPI variable"});
+  const auto check = [&](const std::string& where, const std::string& key) {
+    for (const Foreign& f : foreign) {
+      if (!key.starts_with(f.prefix)) continue;
+      throw ConfigError(fmt::format(
+          "{}: {}: {} is {}, but {} --version names {}; allowed: that MPI's own knobs ({}), or a "
+          "launcher of the MPI it belongs to",
+          source, where, key, f.owner, spec.launcher_program,
+          dialect == LaunchDialect::kOpenMpi ? "Open MPI"
+          : dialect == LaunchDialect::kHydra ? "MPICH's Hydra"
+                                             : "Intel MPI",
+          dialect == LaunchDialect::kOpenMpi ? "OMPI_MCA_*"
+          : dialect == LaunchDialect::kHydra ? "MPIR_CVAR_*"
+                                             : "I_MPI_*, MPIR_CVAR_*"));
+    }
+  };
+  for (const auto& [key, value] : spec.env) check("env", key);
+  for (const Axis& axis : spec.axes) check("axes", axis.key);
+}
+
 void resolve_dialect(SweepSpec& spec, const std::string& source) {
   if (spec.launcher != LauncherKind::kMpirun || spec.dialect) return;
   char path[] = "/tmp/colltune-launcher-XXXXXX";

@@ -42,6 +42,10 @@ std::optional<std::string> foreign_launcher_arg(LaunchDialect dialect, const std
 // another dialect than the launcher's: before any launch, dry runs included.
 void check_launcher_args(const SweepSpec& spec, const std::string& source);
 
+// Throws ConfigError for a knob (env or axis) of another MPI family than the launcher's:
+// OMPI_MCA_* under MPICH or Intel MPI, MPIR_CVAR_* or I_MPI_* under Open MPI, I_MPI_* under MPICH.
+void check_knob_family(const SweepSpec& spec, const std::string& source);
+
 // Sets spec.dialect from `launcher_program --version` unless the spec named it (mpi_family).
 // Throws ConfigError, naming what the launcher said and how to name the family, when it matches
 // no family; leaves it unset when the launcher cannot be started (preflight says why).

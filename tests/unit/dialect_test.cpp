@@ -97,6 +97,32 @@ TEST(Dialect, AnotherDialectsFlagInTheSpecIsRefusedBeforeAnyLaunch) {
       "s.yaml"));
 }
 
+TEST(Dialect, AKnobOfAnotherFamilyIsRefusedNamingTheFamilyFound) {
+  const SweepSpec mpich = parse_spec(
+      "launcher: mpiexec\nmpi_family: mpich\naxes:\n  OMPI_MCA_coll_tuned_allreduce_algorithm: "
+      "[1, 2]\n",
+      "s.yaml");
+  try {
+    check_knob_family(mpich, "s.yaml");
+    ADD_FAILURE() << "an Open MPI parameter accepted under MPICH";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "s.yaml: axes: OMPI_MCA_coll_tuned_allreduce_algorithm is an Open MPI parameter, "
+                  "but mpiexec --version names MPICH's Hydra; allowed: that MPI's own knobs "
+                  "(MPIR_CVAR_*)"),
+              std::string::npos)
+        << e.what();
+  }
+  const SweepSpec ompi =
+      parse_spec("mpi_family: openmpi\nenv: {MPIR_CVAR_ASYNC_PROGRESS: 1}\n", "s.yaml");
+  EXPECT_THROW(check_knob_family(ompi, "s.yaml"), ConfigError);
+  const SweepSpec intel = parse_spec(
+      "launcher: mpiexec\nmpi_family: intelmpi\nenv: {MPIR_CVAR_ASYNC_PROGRESS: 1, "
+      "I_MPI_ADJUST_ALLREDUCE: 2}\n",
+      "s.yaml");
+  EXPECT_NO_THROW(check_knob_family(intel, "s.yaml"));
+}
+
 TEST(Dialect, AFamilyTheSpecNamesIsOneOfThree) {
   try {
     parse_spec("launcher: mpiexec\nmpi_family: lam\n", "s.yaml");

@@ -25,4 +25,5 @@ trap 'rm -rf "$corpus" /tmp/colltune-fuzz-??????.np4.log' EXIT
 cp tests/fuzz/seeds/* "$corpus"/
 # 4 KiB inputs reach every table shape; 2 GiB caps a runaway allocation as a finding.
 build-fuzz/colltune_fuzz_readers "$corpus" -max_total_time="$seconds" -max_len=4096 \
-  -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 -artifact_prefix=build-fuzz/
+  -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 -artifact_prefix=build-fuzz/ \
+  -error_exitcode=1  # libFuzzer's default, 77, is ctest's "skipped": a finding must fail

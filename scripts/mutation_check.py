@@ -324,8 +324,6 @@ MUTANTS = [
      "Cray MPICH's records called plain MPICH, and its version lost"),
     ("src/sweep/dialect.cpp", "      env[\"I_MPI_PIN_DOMAIN\"] = *domain;", "", "Dialect",
      "Intel MPI ranks left unbound where the spec says bind_to socket"),
-    ("src/sweep/dialect.cpp", "  argv.insert(argv.end(), {\"-genvlist\", fmt::format(\"{}\", fmt::join(names, \",\"))});",
-     "", "Dialect", "MPICH ranks never told the knob: every point measures the default"),
     ("src/sweep/dialect.cpp", "      if (axis.key != \"launcher_args\") continue;",
      "      continue;", "Dialect",
      "an Open MPI flag in a launcher_args axis reaches MPICH's mpiexec, and every launch fails"),

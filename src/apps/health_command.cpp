@@ -24,6 +24,7 @@
 #include "health/health_report.hpp"
 #include "store/atomic_file.hpp"
 #include "store/json_text.hpp"
+#include "sweep/dialect.hpp"
 #include "sweep/driver.hpp"
 #include "sweep/supervisor.hpp"
 
@@ -236,6 +237,7 @@ int health_command(const std::vector<std::string>& args) {
     text << in.rdbuf();
     o.spec = parse_spec(text.str(), a.spec_path);
   }
+  resolve_dialect(o.spec, a.spec_path.empty() ? "health" : a.spec_path);
   if (o.spec.launcher == LauncherKind::kLocal) {
     throw ConfigError("launcher: local runs one process on this host; allowed: mpirun srun");
   }

@@ -95,10 +95,12 @@ int report_command(const std::vector<std::string>& args) {
   }
   // Every record's row first, streamed: the view then lets the records go (10^6 of them).
   write_file_atomic(paths[2], [&](const TextSink& out) { render_csv(d, out); });
+  fmt::print("report: wrote {}\n", paths[2]);
   const ReportView view = make_report_view(std::move(d));
   write_file_atomic(paths[0], render_markdown(view));
+  fmt::print("report: wrote {}\n", paths[0]);
   write_file_atomic(paths[1], render_html(view));
-  for (const std::string& path : paths) fmt::print("report: wrote {}\n", path);
+  fmt::print("report: wrote {}\n", paths[1]);
   return 0;
 }
 

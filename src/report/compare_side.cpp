@@ -37,7 +37,7 @@ void CompareSide::add(const Record& r) {
   }
   // Rounds arrive in order from a store or a list of files; any other order is kept sorted.
   Launch* launch = nullptr;
-  if (s.first.round == 0 || s.first.round == r.round) {
+  if (!s.first.present || s.first.round == r.round) {
     launch = &s.first;
   } else if (r.round < s.first.round) {
     s.later.insert(s.later.begin(), std::move(s.first));
@@ -49,13 +49,14 @@ void CompareSide::add(const Record& r) {
     if (place == s.later.end() || place->round != r.round) place = s.later.insert(place, Launch{});
     launch = &*place;
   }
+  launch->present = true;
   launch->round = r.round;
   launch->samples.insert(launch->samples.end(), r.samples_seconds.begin(), r.samples_seconds.end());
 }
 
 LaunchSamples CompareSide::Series::launches() const {
   LaunchSamples out;
-  if (first.round == 0) return out;
+  if (!first.present) return out;
   out.push_back(first.samples);
   for (const Launch& l : later) out.push_back(l.samples);
   return out;

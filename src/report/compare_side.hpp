@@ -29,7 +29,8 @@ class CompareSide {
     friend bool operator<(const Key& a, const Key& b);
   };
   struct Launch {
-    int round = 0;  // 0: none yet
+    bool present = false;  // `first` is unset until a measured record comes
+    int round = 0;
     std::vector<double> samples;
   };
   struct Series {
@@ -37,13 +38,20 @@ class CompareSide {
     // cost a second allocation each (0.1 GB over 10^6 series and two sides).
     Launch first;
     std::vector<Launch> later;
-    std::size_t launch_count() const { return first.round == 0 ? 0 : 1 + later.size(); }
+    std::size_t launch_count() const { return first.present ? 1 + later.size() : 0; }
     LaunchSamples launches() const;        // each launch's samples, by round
     int nranks = 0;                        // the first record's rank count
     std::vector<int> other_nranks;         // any other a record of it had (rarely any)
     std::uint64_t wrong = 0;               // wrong elements over its records
     const std::string* skipped = nullptr;  // why, where a record of it was skipped
   };
+
+  CompareSide() = default;
+  // Its keys point into its own names: a copy's would point into the original's.
+  CompareSide(const CompareSide&) = delete;
+  CompareSide& operator=(const CompareSide&) = delete;
+  CompareSide(CompareSide&&) = default;
+  CompareSide& operator=(CompareSide&&) = default;
 
   // Skipped records count too: their key tells "skipped in the candidate" from "not in it", and
   // a skipped record that found wrong results is still a failure.

@@ -26,7 +26,6 @@
 namespace colltune {
 namespace {
 
-// Distinct values of a context field over all points, joined.
 // Each context's MPI as its family and version (records before 2026-12 carry only the library's
 // text, parsed here alike); an unknown text by its first line. MPICH's text is 2 KB of lines.
 std::string mpi_libraries(const Dataset& d) {
@@ -43,6 +42,7 @@ std::string mpi_libraries(const Dataset& d) {
   return values.empty() ? "n/a" : fmt::format("{}", fmt::join(values, "; "));
 }
 
+// Distinct values of a context field over all points, joined.
 std::string distinct(const Dataset& d, const std::vector<std::string>& path) {
   std::set<std::string> values;
   for (const auto& [id, ctx] : d.contexts) {

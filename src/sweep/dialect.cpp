@@ -60,8 +60,10 @@ std::optional<std::string> dialect_argv(LaunchDialect dialect, const std::string
   if (p.ranks_per_node) argv.insert(argv.end(), {"-ppn", *p.ranks_per_node});
   if (p.rank_by) return "rank_by has no Hydra (mpiexec) equivalent; allowed: map_by, bind_to";
   if (dialect == LaunchDialect::kHydra) {
-    // Hydra's own words (mpiexec -bind-to -help): the same object names as Open MPI's.
-    static const std::vector<std::string> kObjects{"hwthread", "core", "socket", "numa", "board"};
+    // Hydra's own object names (hydra's topo_hwloc.c; "board" became "machine" in 2018).
+    static const std::vector<std::string> kObjects{"hwthread", "core",    "l1cache",
+                                                   "l2cache",  "l3cache", "socket",
+                                                   "package",  "numa",    "machine"};
     const auto known = [&](const std::string& v) {
       return std::find(kObjects.begin(), kObjects.end(), v) != kObjects.end();
     };
@@ -107,28 +109,22 @@ std::optional<std::string> dialect_argv(LaunchDialect dialect, const std::string
 void append_exports(LaunchDialect dialect, const std::map<std::string, std::string>& env,
                     std::vector<std::string>& argv) {
   if (env.empty()) return;
-  if (dialect == LaunchDialect::kOpenMpi) {
-    for (const auto& [key, value] : env) argv.insert(argv.end(), {"-x", key});
-    return;
-  }
-  std::vector<std::string> names;
-  for (const auto& [key, value] : env) names.push_back(key);
-  argv.insert(argv.end(), {"-genvlist", fmt::format("{}", fmt::join(names, ","))});
+  // Hydra (MPICH's and Intel's) passes mpiexec's whole environment to every rank by default;
+  // -genvlist would switch that to only the variables named, and remote ranks would lose PATH,
+  // LD_LIBRARY_PATH and the rest. The values are in mpiexec's own environment already.
+  if (dialect != LaunchDialect::kOpenMpi) return;
+  for (const auto& [key, value] : env) argv.insert(argv.end(), {"-x", key});
 }
 
 std::optional<std::string> foreign_launcher_arg(LaunchDialect dialect, const std::string& arg) {
   // Flags one dialect has and the other reads as something else, or refuses.
   static const std::map<std::string, std::string> kOpenMpiOnly{
       {"-x", "Open MPI's export of a variable"},
-      {"--map-by", "Open MPI's mapping"},
-      {"--bind-to", "Open MPI's binding"},
       {"--rank-by", "Open MPI's ranking"},
       {"--mca", "an Open MPI parameter"},
       {"-mca", "an Open MPI parameter"},
       {"--oversubscribe", "Open MPI's oversubscription"},
       {"--allow-run-as-root", "Open MPI's consent to run as root"},
-      {"--host", "Open MPI's host list"},
-      {"--hostfile", "Open MPI's host file"},
       {"-npernode", "Open MPI's ranks per node"},
       {"--npernode", "Open MPI's ranks per node"}};
   static const std::map<std::string, std::string> kHydraOnly{
@@ -137,9 +133,7 @@ std::optional<std::string> foreign_launcher_arg(LaunchDialect dialect, const std
       {"-genvall", "Hydra's export of every variable"},
       {"-envlist", "Hydra's export of variables"},
       {"-ppn", "Hydra's ranks per node"},
-      {"-hosts", "Hydra's host list"},
-      {"-bind-to", "Hydra's binding"},
-      {"-map-by", "Hydra's mapping"}};
+      {"-hosts", "Hydra's host list"}};
   const auto& foreign = dialect == LaunchDialect::kOpenMpi ? kHydraOnly : kOpenMpiOnly;
   const auto it = foreign.find(arg);
   if (it == foreign.end()) return std::nullopt;
@@ -147,8 +141,10 @@ std::optional<std::string> foreign_launcher_arg(LaunchDialect dialect, const std
 }
 
 void check_launcher_args(const SweepSpec& spec, const std::string& source) {
-  if (spec.launcher == LauncherKind::kMpirun) {  // srun's and local's arguments are their own
-    const LaunchDialect dialect = spec.dialect.value_or(LaunchDialect::kOpenMpi);
+  // srun's and local's arguments are their own; a launcher not found has no dialect yet, and
+  // preflight says it is missing.
+  if (spec.launcher == LauncherKind::kMpirun && spec.dialect) {
+    const LaunchDialect dialect = *spec.dialect;
     std::vector<std::string> words = spec.launcher_args;
     for (const Axis& axis : spec.axes) {
       if (axis.key != "launcher_args") continue;
@@ -172,8 +168,9 @@ void check_launcher_args(const SweepSpec& spec, const std::string& source) {
 }
 
 void check_knob_family(const SweepSpec& spec, const std::string& source) {
-  if (spec.launcher != LauncherKind::kMpirun) return;  // srun: the MPI is not known here
-  const LaunchDialect dialect = spec.dialect.value_or(LaunchDialect::kOpenMpi);
+  // srun: the MPI is not known here; a launcher not found: preflight says so.
+  if (spec.launcher != LauncherKind::kMpirun || !spec.dialect) return;
+  const LaunchDialect dialect = *spec.dialect;
   // The prefixes each family reads; another family's are ignored by this MPI without a word, so
   // every point would measure the default.
   struct Foreign {

@@ -29,8 +29,8 @@ std::optional<std::string> dialect_argv(LaunchDialect dialect, const std::string
                                         std::map<std::string, std::string>& env,
                                         std::vector<std::string>& argv);
 
-// The exported-variable flags, after every other launcher argument: `-x VAR` each (Open MPI), or
-// one `-genvlist A,B` (Hydra, Intel MPI).
+// The exported-variable flags, after every other launcher argument: `-x VAR` each (Open MPI);
+// none for Hydra (MPICH, Intel MPI), which passes mpiexec's whole environment by default.
 void append_exports(LaunchDialect dialect, const std::map<std::string, std::string>& env,
                     std::vector<std::string>& argv);
 

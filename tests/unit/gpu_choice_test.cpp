@@ -54,6 +54,7 @@ TEST(GpuChoice, RanksShareAGpuOnlyWhereNcclAllowsIt) {
   EXPECT_TRUE(nccl_ranks_may_share_gpu(23206, "1"));
   EXPECT_FALSE(nccl_ranks_may_share_gpu(22907, "1"));  // 2.29.7: NCCL ignores it
   EXPECT_FALSE(nccl_ranks_may_share_gpu(23000, "0"));
+  EXPECT_FALSE(nccl_ranks_may_share_gpu(23000, "yes"));  // strtoll, as NCCL reads it: 0
   EXPECT_FALSE(nccl_ranks_may_share_gpu(23000, ""));
   EXPECT_FALSE(nccl_ranks_may_share_gpu(23000, nullptr));
   const auto shared = [](int visible, int gpus, int device, int local_rank) {
@@ -63,6 +64,8 @@ TEST(GpuChoice, RanksShareAGpuOnlyWhereNcclAllowsIt) {
   EXPECT_EQ(shared(1, 2, -1, 0), (std::vector<int>{0, 0}));
   EXPECT_EQ(shared(2, 2, -1, 1), (std::vector<int>{0, 1}));
   EXPECT_EQ(shared(2, 1, 1, 0), std::vector<int>{1});
+  // An explicit --device past the GPUs there are is still an error, shared or not.
+  EXPECT_FALSE(choose_gpus(2, 1, 7, 0, "h", "unset", true).problem.empty());
 }
 
 }  // namespace

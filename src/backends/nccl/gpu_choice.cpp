@@ -2,21 +2,22 @@
 
 #include <fmt/format.h>
 
-#include <string_view>
+#include <cstdlib>
 
 namespace colltune {
 
 bool nccl_ranks_may_share_gpu(int nccl_version, const char* multi_rank_gpu_enable) {
   // NCCL_VERSION(2, 30, 0), spelled out: this file builds without nccl.h.
   constexpr int kFirstSharingNccl = 2 * 10000 + 30 * 100;
+  // Read as NCCL reads its parameters (misc/param.cc: strtoll): "yes" or "true" is 0, off.
   return nccl_version >= kFirstSharingNccl && multi_rank_gpu_enable != nullptr &&
-         *multi_rank_gpu_enable != '\0' && std::string_view(multi_rank_gpu_enable) != "0";
+         std::strtoll(multi_rank_gpu_enable, nullptr, 0) != 0;
 }
 
 GpuChoice choose_gpus(int visible, int gpus, int first_device, int local_rank,
                       const std::string& host, const std::string& mask, bool ranks_may_share) {
   GpuChoice choice;
-  if (ranks_may_share && visible > 0) {
+  if (ranks_may_share && visible > 0 && first_device < visible) {
     const int first = first_device >= 0 ? first_device : local_rank * gpus;
     for (int i = 0; i < gpus; ++i) choice.ordinals.push_back((first + i) % visible);
     return choice;

@@ -41,10 +41,4 @@ void render_csv(const Dataset& d, const TextSink& out) {
   }
 }
 
-std::string render_csv(const Dataset& d) {
-  std::string csv;
-  render_csv(d, [&](std::string_view piece) { csv += piece; });
-  return csv;
-}
-
 }  // namespace colltune

@@ -329,6 +329,36 @@ MUTANTS = [
      "an Open MPI flag in a launcher_args axis reaches MPICH's mpiexec, and every launch fails"),
     ("src/sweep/dialect.cpp", "  for (const Axis& axis : spec.axes) check(\"axes\", axis.key);", "", "Dialect",
      "an Open MPI parameter swept under MPICH: every point silently measures the default"),
+    ("src/core/mpi_algorithms.cpp", "  const std::size_t column = words[1].size() + pads[1];",
+     "  const std::size_t column = words[1].size() + 1;", "MpichAlgorithms",
+     "MPICH 4.0's joined names cut at the wrong column: smp read as algorithmsmp's tail"),
+    ("src/core/mpi_algorithms.cpp", "    } else if (!names.empty()) {", "    } else if (false) {",
+     "MpichAlgorithms", "a text of another form read as value names"),
+    ("src/core/mpi_algorithms.cpp", "          return id >= knob.lowest_id && id <= knob.highest_id;",
+     "          return id >= knob.lowest_id;", "AlgorithmValues",
+     "an Intel MPI preset id past the library's range accepted"),
+    ("src/knobs/knob_scope.cpp",
+     "    if (const auto algorithm = mpi_algorithm_knob_collective(knob)) return *algorithm == collective;",
+     "", "KnobScope",
+     "MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM counted as changing alltoall: replicates raced as rivals"),
+    ("src/knobs/interleave.cpp", "  if (text.starts_with(\"I_MPI_ADJUST_\")) {", "  if (false) {",
+     "RunOptions", "I_MPI_ADJUST_ interleaved: every setting measures the launch's algorithm"),
+    ("src/backends/mpi/mpi_communicator.cpp",
+     "    if (env_name.starts_with(\"MPIR_CVAR_\")) per_call[env_name] = value;", "",
+     "mpich.smoke", "MPICH algorithm variables never written: every interleaved setting is the default",
+     "build-mpich"),
+    ("src/backends/mpi/mpi_tool_knobs.cpp",
+     "  if (device == nullptr || std::string_view(device) != \"none\") {", "  if (false) {",
+     "mpich.smoke", "MPICH algorithms raced while ch4's device collectives route around them",
+     "build-mpich"),
+    ("src/sweep/mpi_knobs.cpp", "    if (is_mpich_in_process_knob(knob.key) &&",
+     "    if (false &&", "mpich.smoke",
+     "a sweep of MPICH algorithms without MPIR_CVAR_DEVICE_COLLECTIVES=none: points measure ch4's choice",
+     "build-mpich"),
+    ("src/sweep/mpi_knobs.cpp", "      *dialect != *spec.dialect) {", "      false) {", "mpich.smoke",
+     "the Open MPI colltune launched by MPICH's mpiexec: ranks run as singletons"),
+    ("src/sweep/mpi_knobs.cpp", "    if (problem) {", "    if (false) {", "mpich.smoke",
+     "a sweep value MPICH lacks (rung) launched: every point aborts at MPI_Init", "build-mpich"),
 ]
 
 
@@ -341,7 +371,10 @@ def main():
     root = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
     os.chdir(root)
     results = []
-    for path, original, mutant, tests, what in MUTANTS[args.skip:]:
+    rebuild = {args.build}
+    # A sixth field names another build tree the mutant is compiled into first (build-mpich:
+    # code that runs only against MPICH), whose binaries the tests of --build run.
+    for path, original, mutant, tests, what, *other_builds in MUTANTS[args.skip:]:
         if args.only and args.only not in what:
             continue
         text = open(path).read()
@@ -352,7 +385,12 @@ def main():
         try:
             with open(path, "w") as f:
                 f.write(text.replace(original, mutant))
-            build = subprocess.run(["cmake", "--build", args.build], capture_output=True, text=True)
+            rebuild.update(other_builds)
+            build = None
+            for tree in other_builds + [args.build]:
+                build = subprocess.run(["cmake", "--build", tree], capture_output=True, text=True)
+                if build.returncode != 0:
+                    break
             if build.returncode != 0:
                 verdict = "stillborn (does not build)"
             else:
@@ -366,7 +404,8 @@ def main():
                 f.write(text)
         results.append((what, f"{verdict} ({path}, tests {tests}, {time.monotonic() - start:.0f} s)"))
         print(f"{results[-1][0]}: {results[-1][1]}", flush=True)
-    subprocess.run(["cmake", "--build", args.build], capture_output=True)
+    for tree in rebuild:
+        subprocess.run(["cmake", "--build", tree], capture_output=True)
     killed = sum(v.startswith("killed") for _, v in results)
     print(f"\nmutation check: {killed} of {len(results)} killed")
     for what, verdict in results:

@@ -20,6 +20,7 @@
 #include "sweep/expand.hpp"
 #include "sweep/groups.hpp"
 #include "sweep/launch.hpp"
+#include "sweep/mpi_knobs.hpp"
 #include "sweep/preflight.hpp"
 #include "sweep/spec.hpp"
 #include "sweep/spec_redact.hpp"
@@ -245,6 +246,7 @@ int sweep_command(const std::vector<std::string>& args) {
     }
   }
   const std::string colltune = spec.colltune_path.empty() ? self_path() : spec.colltune_path;
+  check_mpi_algorithm_knobs(spec, source, colltune);  // the MPI's own values, before any launch
   for (const Point& p : points) build_launch(spec, p, colltune, "check.jsonl");  // throws early
   if (!spec.interleave.empty()) {
     // The settings a group passes must pass `colltune run` as well (at most 64 per launch).

@@ -5,6 +5,7 @@
 
 #ifdef COLLTUNE_HAVE_MPI
 #include "backends/mpi/mpi_communicator.hpp"
+#include "backends/mpi/mpi_tool_knobs.hpp"
 #endif
 #ifdef COLLTUNE_HAVE_NCCL
 #include "backends/nccl/device_memory.hpp"
@@ -45,6 +46,16 @@ std::unique_ptr<Communicator> make_communicator(const std::string& backend, MpiW
   (void)options;
   throw ConfigError(fmt::format("--backend: '{}' is not built into this colltune; allowed: {}",
                                 backend, fmt::join(built_backends(), " ")));
+}
+
+std::vector<AlgorithmKnob> offered_mpi_algorithms() {
+#ifdef COLLTUNE_HAVE_MPI
+  return mpi_algorithm_knobs();
+#else
+  throw ConfigError(
+      "--list-algorithms: this colltune was built without MPI; allowed: the colltune built "
+      "against the MPI to ask");
+#endif
 }
 
 }  // namespace colltune

@@ -7,6 +7,7 @@
 
 #include "comm/communicator.hpp"
 #include "comm/mpi_world.hpp"
+#include "core/mpi_algorithms.hpp"
 
 namespace colltune {
 
@@ -20,5 +21,9 @@ std::string default_backend();
 // this build lacks.
 std::unique_ptr<Communicator> make_communicator(const std::string& backend, MpiWorld& world,
                                                 const BackendOptions& options);
+
+// The collective algorithm knobs this binary's MPI offers, from its MPI_T (no MPI_Init needed).
+// Throws ConfigError in a binary built without MPI (colltune-nompi), MpiError when MPI_T fails.
+std::vector<AlgorithmKnob> offered_mpi_algorithms();
 
 }  // namespace colltune

@@ -47,7 +47,8 @@ struct BackendOptions {
   bool nccl_mem_alloc = true;
   // --interleave: knobs (environment name -> value or "default") in force while this
   // communicator is created, one communicator per setting. MPI: OMPI_MCA_ parameters written
-  // through MPI_T; NCCL: NCCL_ALGO / NCCL_PROTO set in the environment around the init.
+  // through MPI_T before it is created, MPIR_CVAR_ ones (MPICH) before each of its calls; NCCL:
+  // NCCL_ALGO / NCCL_PROTO set in the environment around the init.
   std::map<std::string, std::string> in_process_knobs;
 };
 
@@ -91,6 +92,9 @@ class Communicator {
   virtual void prepare(const Collective& c, Buffers& buffers, int n, int batches) {
     (void)c, (void)buffers, (void)n, (void)batches;
   }
+  // Untimed, before each timed batch: puts in force the settings this communicator's calls read
+  // at every call (MPICH's algorithm variables under --interleave). All ranks call it.
+  virtual void activate() {}
   // Issues `n` ops back to back, each on the next buffer set. All ranks call it.
   virtual void launch(const Collective& c, Buffers& buffers, int n) = 0;
   // Waits for launched work; throws TimeoutError past `timeout`.

@@ -61,6 +61,14 @@ std::optional<MpiIdentity> identify_mpi_launcher(std::string_view text) {
   return std::nullopt;
 }
 
+std::optional<LaunchDialect> dialect_of_family(std::string_view family) {
+  if (family == "Open MPI") return LaunchDialect::kOpenMpi;
+  if (family == "MPICH" || family == "MVAPICH" || family == "Cray MPICH")
+    return LaunchDialect::kHydra;
+  if (family == "Intel MPI") return LaunchDialect::kIntelMpi;
+  return std::nullopt;
+}
+
 std::optional<LaunchDialect> dialect_named(std::string_view name) {
   if (name == "openmpi") return LaunchDialect::kOpenMpi;
   if (name == "mpich") return LaunchDialect::kHydra;

@@ -26,6 +26,10 @@ std::optional<MpiIdentity> identify_mpi_library(std::string_view library_version
 // From `mpirun --version` or `mpiexec --version` output; nullopt for no family known here.
 std::optional<MpiIdentity> identify_mpi_launcher(std::string_view version_output);
 
+// The dialect of a family as MpiIdentity::family names it ("Open MPI", "MPICH", "Intel MPI",
+// "MVAPICH", "Cray MPICH"); nullopt for another name.
+std::optional<LaunchDialect> dialect_of_family(std::string_view family);
+
 // "openmpi", "mpich", "intelmpi": how a spec names a dialect (mpi_family:); nullopt otherwise.
 std::optional<LaunchDialect> dialect_named(std::string_view name);
 const char* dialect_name(LaunchDialect d);

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "core/errors.hpp"
+#include "core/mpi_algorithms.hpp"
 #include "knobs/knobs.hpp"
 
 namespace colltune {
@@ -23,6 +24,20 @@ std::optional<std::string> env_name(std::string_view text, std::string_view flag
         "{}: {} is read once per process by NCCL; allowed: NCCL_ALGO NCCL_PROTO (re-read at "
         "every communicator init); sweep {} as an axis, one launch per value",
         flag, text, text));
+  }
+  if (text.starts_with("I_MPI_ADJUST_")) {
+    throw ConfigError(fmt::format(
+        "{}: {} is read by Intel MPI at MPI_Init only (an MPI_T write of its "
+        "MPIR_CVAR_USE_ form reads back but switches no call, not even on a new communicator: "
+        "Intel MPI 2021.13); sweep {} as an axis, one launch per value",
+        flag, text, text));
+  }
+  if (is_mpich_in_process_knob(text)) return std::string(text);
+  if (text.starts_with("MPIR_CVAR_")) {
+    throw ConfigError(fmt::format(
+        "{}: {} is not an MPICH algorithm variable; allowed: MPIR_CVAR_<COLL>_INTRA_ALGORITHM "
+        "or _INTER_ALGORITHM (MPICH reads them at every call); sweep others as axes",
+        flag, text));
   }
   if (text.starts_with(kMcaPrefix)) text.remove_prefix(kMcaPrefix.size());
   const bool good = !text.empty() && std::all_of(text.begin(), text.end(), [](char ch) {
@@ -41,9 +56,10 @@ std::string value_or_throw(std::string_view text, std::string_view flag, const s
     throw ConfigError(fmt::format("{} {}: '{}' is not allowed; {}, or default (the launch value)",
                                   flag, parameter_name(name), text, *problem));
   }
-  const std::string allowed = is_nccl_in_process_knob(name)
-                                  ? check_knob(name, text).value_or("allowed: a list NCCL parses")
-                                  : "allowed: a 32-bit integer";
+  const std::string allowed =
+      is_nccl_in_process_knob(name) || is_mpich_in_process_knob(name)
+          ? check_knob(name, text).value_or("allowed: a value the knob's library parses")
+          : "allowed: a 32-bit integer";
   throw ConfigError(fmt::format("{} {}: '{}' is not allowed; {}, or default (the launch value)",
                                 flag, parameter_name(name), text, allowed));
 }
@@ -64,8 +80,9 @@ std::vector<InProcessSettings> product_of_axes(const std::vector<std::string>& a
     if (equals == std::string::npos || !name || equals + 1 == item.size()) {
       throw ConfigError(fmt::format(
           "--interleave: '{}' is not NAME=V1,V2,...; allowed: an Open MPI parameter and its "
-          "integer values, such as coll_tuned_allreduce_algorithm=1,2,4, or NCCL_ALGO / "
-          "NCCL_PROTO and their values, such as NCCL_ALGO=Ring,Tree",
+          "integer values, such as coll_tuned_allreduce_algorithm=1,2,4, an MPICH algorithm "
+          "variable and its names, such as MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=ring,smp, or "
+          "NCCL_ALGO / NCCL_PROTO and their values, such as NCCL_ALGO=Ring,Tree",
           item));
     }
     if (product.front().count(*name) != 0) {
@@ -151,12 +168,20 @@ bool is_nccl_in_process_knob(std::string_view env_name) {
   return env_name == "NCCL_ALGO" || env_name == "NCCL_PROTO";
 }
 
+bool is_mpich_in_process_knob(std::string_view env_name) {
+  return mpich_algorithm_collective(env_name).has_value();
+}
+
 std::optional<std::string> canonical_in_process_value(std::string_view env_name,
                                                       std::string_view text) {
   if (text == "default") return std::string(text);
   if (is_nccl_in_process_knob(env_name)) {
     // An empty list would leave NCCL nothing to choose; NCCL_ALGO= reads as unset anyway.
     if (text.empty() || check_knob(env_name, text)) return std::nullopt;
+    return std::string(text);
+  }
+  if (is_mpich_in_process_knob(env_name)) {
+    if (check_knob(env_name, text)) return std::nullopt;  // a name; the MPI says which
     return std::string(text);
   }
   if (!env_name.starts_with(kMcaPrefix)) return std::nullopt;
@@ -192,10 +217,15 @@ std::vector<InProcessSettings> parse_interleave(const std::vector<std::string>& 
     const auto nccl = std::count_if(names.begin(), names.end(), [](const auto& knob) {
       return is_nccl_in_process_knob(knob.first);
     });
-    if (nccl != 0 && nccl != static_cast<long>(names.size())) {
+    const auto mpich = std::count_if(names.begin(), names.end(), [](const auto& knob) {
+      return is_mpich_in_process_knob(knob.first);
+    });
+    const auto total = static_cast<long>(names.size());
+    if ((nccl != 0 && nccl != total) || (mpich != 0 && mpich != total)) {
       throw ConfigError(fmt::format(
-          "{}: Open MPI parameters and NCCL knobs together; allowed: one kind per launch (Open "
-          "MPI ones with --backend mpi, NCCL_ALGO / NCCL_PROTO with --backend nccl)",
+          "{}: knobs of different libraries together; allowed: one kind per launch (Open MPI "
+          "parameters or MPICH algorithm variables with --backend mpi, NCCL_ALGO / NCCL_PROTO "
+          "with --backend nccl)",
           sets.empty() ? "--interleave" : "--interleave-set"));
     }
   }

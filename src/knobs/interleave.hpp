@@ -12,7 +12,8 @@
 
 namespace colltune {
 
-// Environment name (OMPI_MCA_<param>, NCCL_ALGO, NCCL_PROTO) -> canonical value or "default".
+// Environment name (OMPI_MCA_<param>, MPIR_CVAR_<COLL>_INTRA_ALGORITHM, NCCL_ALGO, NCCL_PROTO)
+// -> canonical value or "default".
 using InProcessSettings = std::map<std::string, std::string>;
 
 inline constexpr std::size_t kMaxInterleaved = 64;
@@ -23,10 +24,14 @@ std::string_view parameter_name(std::string_view env_name);
 
 // True for the NCCL variables that may be switched between communicators of one process.
 bool is_nccl_in_process_knob(std::string_view env_name);
+// True for MPICH's algorithm variables (MPIR_CVAR_<COLL>_INTRA_ALGORITHM, _INTER_): MPICH reads
+// them at every call, so they switch between the calls of one process.
+bool is_mpich_in_process_knob(std::string_view env_name);
 
 // The value `env_name` takes inside one launch, canonical: for OMPI_MCA_ names a 32-bit integer
-// ("08" -> "8"); for NCCL_ALGO / NCCL_PROTO a list NCCL parses ("Ring", "^Tree",
-// "allreduce:tree"), as given; or "default" (the value the process was launched with).
+// ("08" -> "8"); for MPICH's algorithm variables a value name ("ring"), as given; for NCCL_ALGO /
+// NCCL_PROTO a list NCCL parses ("Ring", "^Tree", "allreduce:tree"), as given; or "default" (the
+// value the process was launched with).
 // nullopt when the value or the name is not allowed.
 std::optional<std::string> canonical_in_process_value(std::string_view env_name,
                                                       std::string_view text);

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/ascii_case.hpp"
+#include "core/mpi_algorithms.hpp"
 #include "knobs/knobs.hpp"
 
 namespace colltune {
@@ -27,6 +29,16 @@ const TunedCollective* family_of(std::string_view rest) {
   for (const TunedCollective* t : kFamilies) {
     if (rest.starts_with(t->mca) && rest.size() > t->mca.size() && rest[t->mca.size()] == '_')
       return t;
+  }
+  return nullptr;
+}
+
+constexpr std::string_view kAdjustPrefix = "I_MPI_ADJUST_";
+
+// "allreduce" -> its coll/tuned entry, by the exact name MPICH, Intel MPI and Open MPI share.
+const TunedCollective* collective_named(std::string_view mpi_name) {
+  for (const auto& t : tuned_collectives()) {
+    if (t.mca == mpi_name) return &t;
   }
   return nullptr;
 }
@@ -212,6 +224,16 @@ bool knob_affects(std::string_view knob, std::string_view value, std::string_vie
     if (knob.starts_with("OMPI_MCA_coll_")) return !is_point_to_point_name(collective);
     return true;  // btl, pml, mpool...: every transfer
   }
+  if (knob.starts_with("MPIR_CVAR_") || knob.starts_with("MPICH_") || knob.starts_with("I_MPI_")) {
+    if (nccl) return false;  // as Open MPI's parameters: the NCCL backend times no MPI call
+    if (const auto algorithm = mpi_algorithm_knob_collective(knob)) return *algorithm == collective;
+    if (knob.starts_with(kAdjustPrefix)) {
+      std::string rest = ascii_lower(knob.substr(kAdjustPrefix.size()));
+      if (const TunedCollective* t = family_of(rest))  // I_MPI_ADJUST_ALLREDUCE_NODE_KARY_RADIX
+        return !t->collective.empty() && t->collective == collective;
+    }
+    return true;
+  }
   if (knob.starts_with("NCCL_")) {
     if (mpi) return false;
     if (knob == "NCCL_ALGO") {
@@ -279,6 +301,26 @@ std::optional<std::string> tuned_algorithm_knob(std::string_view collective) {
       return "OMPI_MCA_coll_tuned_" + std::string(t.mca) + "_algorithm";
   }
   return std::nullopt;
+}
+
+std::optional<std::string> mpi_algorithm_knob_collective(std::string_view knob) {
+  std::optional<std::string> mpi_name = mpich_algorithm_collective(knob);
+  if (!mpi_name && knob.starts_with(kAdjustPrefix)) {
+    const std::string_view rest = knob.substr(kAdjustPrefix.size());
+    if (!rest.empty() && std::all_of(rest.begin(), rest.end(), [](char ch) {
+          return (ch >= 'A' && ch <= 'Z') || ch == '_';
+        })) {
+      mpi_name = ascii_lower(rest);
+    }
+  }
+  if (!mpi_name) return std::nullopt;
+  const TunedCollective* t = collective_named(*mpi_name);
+  if (t == nullptr) {
+    // I_MPI_ADJUST_ALLREDUCE_NODE and the like are settings of a collective, not its knob.
+    if (knob.starts_with(kAdjustPrefix)) return std::nullopt;
+    return std::string();
+  }
+  return std::string(t->collective);
 }
 
 }  // namespace colltune

@@ -58,6 +58,12 @@ bool settings_affect(const std::map<std::string, std::string>& settings,
                      const std::map<std::string, std::string>& baseline,
                      std::string_view collective, std::string_view backend);
 
+// The collective an MPICH or Intel MPI algorithm knob selects for, in colltune's words:
+// MPIR_CVAR_<COLL>_INTRA_ALGORITHM and _INTER_ALGORITHM (MPICH), I_MPI_ADJUST_<COLL> (Intel MPI)
+// -> "allreduce", "broadcast" (bcast), "reduce_scatter" (reduce_scatter_block); "" for one
+// colltune does not measure (scan, reduce_scatter); nullopt when `knob` is neither form.
+std::optional<std::string> mpi_algorithm_knob_collective(std::string_view knob);
+
 // Open MPI coll/tuned (4.1.4: ompi_info --param coll tuned --level 9): one entry per
 // collective it tunes, the one table every check, scope and rules file reads.
 struct TunedCollective {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/ascii_case.hpp"
+#include "core/mpi_algorithms.hpp"
 #include "knobs/knob_scope.hpp"
 
 namespace colltune {
@@ -168,6 +169,10 @@ knob_checks() {
          return one_of(v, {"0", "1", "2"});
        }},
       {"NCCL_IB_QPS_PER_CONNECTION", [](std::string_view v) { return int_range(v, 1, 128); }},
+      {"MPIR_CVAR_DEVICE_COLLECTIVES",
+       [](std::string_view v) {
+         return one_of(v, {"all", "none", "percoll"});
+       }},
       {"OMPI_MCA_coll_tuned_use_dynamic_rules",
        [](std::string_view v) {
          return one_of(v, {"0", "1"});
@@ -189,13 +194,30 @@ const std::string kObjects = "hwthread|core|l1cache|l2cache|l3cache|socket|packa
 }  // namespace
 
 bool is_known_knob(std::string_view name) {
-  return knob_checks().count(name) > 0 || tuned_collective(name) != nullptr;
+  return knob_checks().count(name) > 0 || tuned_collective(name) != nullptr ||
+         mpi_algorithm_knob_collective(name).has_value();
 }
 
 std::optional<std::string> check_knob(std::string_view name, std::string_view value) {
   if (const auto it = knob_checks().find(name); it != knob_checks().end()) return it->second(value);
   if (const TunedCollective* t = tuned_collective(name)) {
     return int_range(value, 0, t->max_algorithm);
+  }
+  if (mpi_algorithm_knob_collective(name)) {
+    // The form only: which names or ids this MPI offers, the MPI itself says (MPI_T), where
+    // the launch or the sweep asks it (`colltune topo --list-algorithms`).
+    if (name.starts_with("I_MPI_")) {
+      const AlgorithmKnob any_id{std::string(name), "", {}, 0, 1 << 30};
+      if (!check_algorithm_value(any_id, value)) return std::nullopt;
+      return "allowed: a preset id, or id:lo-hi;id:lo-hi (message bytes, optionally @ranks)";
+    }
+    if (!value.empty() && std::all_of(value.begin(), value.end(), [](char ch) {
+          return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_';
+        })) {
+      return std::nullopt;
+    }
+    return "allowed: an algorithm name of this MPICH, such as ring (colltune topo "
+           "--list-algorithms lists them)";
   }
   return std::nullopt;
 }

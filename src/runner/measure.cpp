@@ -44,6 +44,7 @@ double timed_batch(Communicator& comm, const MpiWorld& world, const Collective& 
                    const RunPolicy& policy) {
   std::unique_ptr<Timer> timer =
       policy.span == TimeSpan::kLaunch ? std::make_unique<LaunchTimer>() : comm.timer();
+  comm.activate();
   if (policy.timing == TimingMode::kBatch) {
     world.barrier();
     timer->start();

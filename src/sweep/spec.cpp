@@ -189,25 +189,30 @@ void parse_interleave_keys(const Parser& p, const YAML::Node& node, SweepSpec& s
                                    [&](const Axis& a) { return a.key == key; });
     const bool repeated =
         std::find(spec.interleave.begin(), spec.interleave.end(), key) != spec.interleave.end();
-    const bool nccl = is_nccl_in_process_knob(key);
-    if ((!key.starts_with("OMPI_MCA_") && !nccl) || axis == spec.axes.end() || repeated) {
+    const bool nccl = is_nccl_in_process_knob(key), mpich = is_mpich_in_process_knob(key);
+    if ((!key.starts_with("OMPI_MCA_") && !nccl && !mpich) || axis == spec.axes.end() || repeated) {
       p.fail(node, "interleave",
              fmt::format("'{}' is not allowed; allowed: OMPI_MCA_ axes of this spec (MPI_T "
-                         "switches them inside one launch), or its NCCL_ALGO / NCCL_PROTO axes "
-                         "(set at each NCCL communicator init); each once",
+                         "switches them inside one launch), its MPICH algorithm axes "
+                         "(MPIR_CVAR_<COLL>_INTRA_ALGORITHM, read at every call), or its "
+                         "NCCL_ALGO / NCCL_PROTO axes (set at each NCCL communicator init); each "
+                         "once",
                          key));
     }
-    if (!spec.interleave.empty() && is_nccl_in_process_knob(spec.interleave.front()) != nccl) {
+    const std::string& first = spec.interleave.empty() ? key : spec.interleave.front();
+    if (is_nccl_in_process_knob(first) != nccl || is_mpich_in_process_knob(first) != mpich) {
       p.fail(node, "interleave",
-             fmt::format("{} and {} are switched by different backends; allowed: OMPI_MCA_ "
-                         "axes or NCCL ones, not both",
-                         spec.interleave.front(), key));
+             fmt::format("{} and {} are switched by different libraries; allowed: axes of one "
+                         "kind (OMPI_MCA_, MPIR_CVAR_ or NCCL)",
+                         first, key));
     }
     for (const auto& value : axis->values) {
       if (value && !canonical_in_process_value(key, *value)) {
         p.fail(node, "interleave",
                fmt::format("{} has the value '{}'; allowed: {} and null", key, *value,
-                           nccl ? "lists NCCL parses" : "integers"));
+                           nccl    ? "lists NCCL parses"
+                           : mpich ? "value names"
+                                   : "integers"));
       }
     }
     const auto dynamic = spec.env.find(std::string(kDynamicRulesKnob));

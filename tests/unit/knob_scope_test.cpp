@@ -29,6 +29,28 @@ TEST(KnobScope, CollTunedParametersChangeOnlyTheirCollective) {
   EXPECT_FALSE(knob_affects("OMPI_MCA_coll_tuned_use_dynamic_rules", "1", "pingpong", "mpi"));
 }
 
+// MPICH's and Intel MPI's algorithm knobs name their collective in MPI's words (bcast,
+// reduce_scatter_block), which MPICH's and Intel MPI's documentation map one to one.
+TEST(KnobScope, MpichAndIntelAlgorithmKnobsChangeOnlyTheirCollective) {
+  EXPECT_TRUE(knob_affects("MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM", "ring", "allreduce", "mpi"));
+  EXPECT_FALSE(knob_affects("MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM", "ring", "alltoall", "mpi"));
+  EXPECT_TRUE(knob_affects("MPIR_CVAR_BCAST_INTRA_ALGORITHM", "smp", "broadcast", "mpi"));
+  EXPECT_TRUE(knob_affects("MPIR_CVAR_REDUCE_SCATTER_BLOCK_INTRA_ALGORITHM", "auto",
+                           "reduce_scatter", "mpi"));
+  EXPECT_FALSE(
+      knob_affects("MPIR_CVAR_REDUCE_SCATTER_INTRA_ALGORITHM", "auto", "reduce_scatter", "mpi"));
+  EXPECT_FALSE(knob_affects("MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM", "ring", "allreduce", "nccl"));
+  EXPECT_TRUE(knob_affects("I_MPI_ADJUST_ALLREDUCE", "8", "allreduce", "mpi"));
+  EXPECT_FALSE(knob_affects("I_MPI_ADJUST_ALLREDUCE", "8", "broadcast", "mpi"));
+  EXPECT_FALSE(knob_affects("I_MPI_ADJUST_ALLREDUCE_NODE_KARY_RADIX", "4", "broadcast", "mpi"));
+  EXPECT_TRUE(knob_affects("I_MPI_ADJUST_ALLREDUCE_NODE_KARY_RADIX", "4", "allreduce", "mpi"));
+  EXPECT_TRUE(knob_affects("MPIR_CVAR_DEVICE_COLLECTIVES", "none", "alltoall", "mpi"));
+  EXPECT_EQ(mpi_algorithm_knob_collective("I_MPI_ADJUST_BCAST"), "broadcast");
+  EXPECT_EQ(mpi_algorithm_knob_collective("MPIR_CVAR_SCAN_INTRA_ALGORITHM"), "");
+  EXPECT_FALSE(mpi_algorithm_knob_collective("I_MPI_ADJUST_ALLREDUCE_LIST"));
+  EXPECT_FALSE(mpi_algorithm_knob_collective("MPIR_CVAR_ASYNC_PROGRESS"));
+}
+
 TEST(KnobScope, BackendsKeepTheirOwnKnobs) {
   EXPECT_TRUE(knob_affects("OMPI_MCA_btl", "self,tcp", "pingpong", "mpi"));
   EXPECT_FALSE(knob_affects("OMPI_MCA_btl", "self,tcp", "allreduce", "nccl"));

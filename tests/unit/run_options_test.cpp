@@ -211,6 +211,29 @@ TEST(RunOptions, InterleaveIsTheProductInFlagOrder) {
   EXPECT_TRUE(parse_run_options({}).interleaved.empty());
 }
 
+// MPICH's algorithm variables take value names (the MPI says which, at the launch); Intel MPI's
+// I_MPI_ADJUST_ is read at MPI_Init only, and knobs of two libraries never share a launch.
+TEST(RunOptions, MpichAlgorithmsInterleaveByNameIntelsAreRefused) {
+  const RunOptions o = parse_run_options(
+      {"--interleave", "MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=recursive_doubling,smp,default"});
+  ASSERT_EQ(o.interleaved.size(), 3u);
+  EXPECT_EQ(o.interleaved[1].at("MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM"), "smp");
+  EXPECT_EQ(interleave_backend(o.interleaved), "mpi");
+  EXPECT_NE(error_of({"--interleave", "I_MPI_ADJUST_ALLREDUCE=1,8"})
+                .find("read by Intel MPI at MPI_Init only"),
+            std::string::npos);
+  EXPECT_NE(error_of({"--interleave", "MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=Ring"})
+                .find("'Ring' is not allowed"),
+            std::string::npos);
+  EXPECT_NE(error_of({"--interleave-set",
+                      "MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=smp coll_tuned_bcast_algorithm=1"})
+                .find("knobs of different libraries together"),
+            std::string::npos);
+  EXPECT_NE(error_of({"--interleave", "MPIR_CVAR_ASYNC_PROGRESS=1"})
+                .find("not an MPICH algorithm variable"),
+            std::string::npos);
+}
+
 TEST(RunOptions, InterleaveSetsAreTakenOneEachWithDefaultsFilledIn) {
   const RunOptions o = parse_run_options(
       {"--interleave-set", "OMPI_MCA_coll_tuned_allreduce_algorithm=default", "--interleave-set",
@@ -231,7 +254,9 @@ TEST(RunOptions, InterleaveRejectsWhatMpiTCannotTake) {
       error_of({"--interleave", "coll_tuned_allreduce_algorithm"}),
       "--interleave: 'coll_tuned_allreduce_algorithm' is not NAME=V1,V2,...; allowed: an "
       "Open MPI parameter and its integer values, such as coll_tuned_allreduce_algorithm=1,2,4, "
-      "or NCCL_ALGO / NCCL_PROTO and their values, such as NCCL_ALGO=Ring,Tree");
+      "an MPICH algorithm variable and its names, such as "
+      "MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=ring,smp, or NCCL_ALGO / NCCL_PROTO and their values, "
+      "such as NCCL_ALGO=Ring,Tree");
   EXPECT_EQ(error_of({"--interleave", "Coll_Tuned=1"}).substr(0, 30),
             "--interleave: 'Coll_Tuned=1' i");
   EXPECT_EQ(error_of({"--interleave", "coll_tuned_allreduce_algorithm=1,ring"}),
@@ -306,9 +331,9 @@ TEST(Interleave, NcclAlgoAndProtoAreSwitchedOnTheNcclBackend) {
             "NCCL_PROTO (re-read at every communicator init); sweep NCCL_P2P_LEVEL as an axis, "
             "one launch per value");
   EXPECT_EQ(error_of({"--interleave-set", "NCCL_ALGO=Ring coll_tuned_allreduce_algorithm=1"}),
-            "--interleave-set: Open MPI parameters and NCCL knobs together; allowed: one kind "
-            "per launch (Open MPI ones with --backend mpi, NCCL_ALGO / NCCL_PROTO with "
-            "--backend nccl)");
+            "--interleave-set: knobs of different libraries together; allowed: one kind per "
+            "launch (Open MPI parameters or MPICH algorithm variables with --backend mpi, "
+            "NCCL_ALGO / NCCL_PROTO with --backend nccl)");
 }
 
 }  // namespace

@@ -230,8 +230,9 @@ TEST(SweepSpec, InterleaveNamesOmpiAxesWithIntegerValuesOrNcclAlgoAndProto) {
       "OMPI_MCA_btl: [self, tcp], NCCL_P2P_LEVEL: [NVL]}\n";
   EXPECT_EQ(error_of(base + "interleave: [NCCL_P2P_LEVEL]"),
             "s.yaml:3:13: interleave: 'NCCL_P2P_LEVEL' is not allowed; allowed: OMPI_MCA_ axes "
-            "of this spec (MPI_T switches them inside one launch), or its NCCL_ALGO / NCCL_PROTO "
-            "axes (set at each NCCL communicator init); each once");
+            "of this spec (MPI_T switches them inside one launch), its MPICH algorithm axes "
+            "(MPIR_CVAR_<COLL>_INTRA_ALGORITHM, read at every call), or its NCCL_ALGO / "
+            "NCCL_PROTO axes (set at each NCCL communicator init); each once");
   EXPECT_EQ(error_of(base + "interleave: OMPI_MCA_coll_tuned_alltoall_algorithm").substr(0, 82),
             "s.yaml:3:13: interleave: 'OMPI_MCA_coll_tuned_alltoall_algorithm' is not allowed; ");
   EXPECT_EQ(error_of(base + "interleave: [OMPI_MCA_btl]"),
@@ -239,7 +240,13 @@ TEST(SweepSpec, InterleaveNamesOmpiAxesWithIntegerValuesOrNcclAlgoAndProto) {
             "null");
   EXPECT_EQ(error_of(base + "interleave: [NCCL_ALGO, OMPI_MCA_coll_tuned_allreduce_algorithm]"),
             "s.yaml:3:13: interleave: NCCL_ALGO and OMPI_MCA_coll_tuned_allreduce_algorithm are "
-            "switched by different backends; allowed: OMPI_MCA_ axes or NCCL ones, not both");
+            "switched by different libraries; allowed: axes of one kind (OMPI_MCA_, MPIR_CVAR_ or "
+            "NCCL)");
+  EXPECT_EQ(error_of("axes: {MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM: [ring, Smp]}\n"
+                     "interleave: MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM"),
+            "s.yaml:1:52: axes.MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM: 'Smp' is not allowed; "
+            "allowed: an algorithm name of this MPICH, such as ring (colltune topo "
+            "--list-algorithms lists them)");
   EXPECT_EQ(error_of("axes: {OMPI_MCA_coll_tuned_allreduce_algorithm: [1, 2]}\n"
                      "interleave: OMPI_MCA_coll_tuned_allreduce_algorithm"),
             "s.yaml:2:13: interleave: OMPI_MCA_coll_tuned_allreduce_algorithm needs env: "

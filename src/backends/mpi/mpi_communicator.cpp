@@ -106,6 +106,8 @@ struct MpiCommunicator::Impl {
   int ack = 0;
   AlltoallvArguments alltoallv;
   std::unique_ptr<DeviceMemory> device;  // --buffers device; null for host buffers
+  // MPICH's algorithm variables, read at every call: written before this communicator's calls.
+  std::optional<PerCallKnobs> per_call;
 
   const AlltoallvArguments& alltoallv_for(const Collective& c, int nranks, int rank) {
     if (!alltoallv.matches(c)) {
@@ -141,10 +143,13 @@ MpiCommunicator::MpiCommunicator(const MpiWorld& world, const BackendOptions& op
     impl_->device = open_device();
   }
   std::map<std::string, std::string> mca;  // ompi_info's names, without OMPI_MCA_
+  std::map<std::string, std::string> per_call;
   for (const auto& [env_name, value] : options.in_process_knobs) {
     if (env_name.starts_with("OMPI_MCA_")) mca[std::string(parameter_name(env_name))] = value;
+    if (env_name.starts_with("MPIR_CVAR_")) per_call[env_name] = value;
   }
   write_mpi_t_knobs(mca);
+  if (!per_call.empty()) impl_->per_call.emplace(per_call);
   COLLTUNE_MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &impl_->comm));
   MPI_Comm_set_errhandler(impl_->comm, MPI_ERRORS_RETURN);
 }
@@ -201,7 +206,12 @@ std::unique_ptr<Buffers> MpiCommunicator::allocate(const Collective& c, std::siz
   return buffers;
 }
 
+void MpiCommunicator::activate() {
+  if (impl_->per_call) impl_->per_call->put_in_force();
+}
+
 void MpiCommunicator::launch(const Collective& c, Buffers& buffers, int n) {
+  activate();  // a no-op when in force already, as timed batches find it (activated untimed)
   auto& host = static_cast<MpiBuffers&>(buffers);
   for (int i = 0; i < n; ++i) {
     const std::size_t set = host.next;

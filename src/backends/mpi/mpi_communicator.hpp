@@ -28,6 +28,7 @@ class MpiCommunicator : public Communicator {
   std::unique_ptr<Buffers> allocate(const Collective& c, std::size_t sets) override;
   // Host memory serves any MPI_Comm; device memory belongs to this communicator's GPU handle.
   bool buffers_shareable() const override;
+  void activate() override;
   void launch(const Collective& c, Buffers& buffers, int n) override;
   void synchronize(std::chrono::milliseconds) override {}  // MPI calls here are blocking
   std::unique_ptr<Timer> timer() override;

@@ -3,11 +3,15 @@
 #include <fmt/format.h>
 #include <mpi.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <string_view>
 
+#include "core/ascii_case.hpp"
 #include "core/errors.hpp"
 #include "knobs/interleave.hpp"
 #include "knobs/knob_scope.hpp"
+#include "knobs/knobs.hpp"
 
 namespace colltune {
 namespace {
@@ -45,9 +49,9 @@ ControlVariable find_variable(const std::string& name) {
   const int rc = MPI_T_cvar_get_index(name.c_str(), &v.index);
   if (rc == MPI_T_ERR_INVALID_NAME) {
     throw ConfigError(fmt::format(
-        "--interleave: '{}' is not an MPI_T control variable of this MPI; allowed: an Open MPI "
-        "parameter `ompi_info --param all all --level 9` lists, such as "
-        "coll_tuned_allreduce_algorithm",
+        "--interleave: '{}' is not an MPI_T control variable of this MPI; allowed: the knobs "
+        "`colltune topo --list-algorithms` lists, or another parameter `ompi_info --param all "
+        "all --level 9` lists (Open MPI)",
         name));
   }
   check_tool(rc, "MPI_T_cvar_get_index", name);
@@ -74,6 +78,54 @@ T read_variable(const ControlVariable& v, const std::string& name) {
   MPI_T_cvar_handle_free(&handle);
   check_tool(rc, "MPI_T_cvar_read", name);
   return value;
+}
+
+struct VariableText {
+  std::string name, description;
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  MPI_T_enum enumtype = MPI_T_ENUM_NULL;
+  int scope = MPI_T_SCOPE_CONSTANT;
+};
+
+VariableText variable_text(int index) {
+  char name[256];
+  std::string description(4096, '\0');
+  int name_length = sizeof(name), description_length = static_cast<int>(description.size());
+  int verbosity = 0, bind = 0;
+  VariableText v;
+  check_tool(MPI_T_cvar_get_info(index, name, &name_length, &verbosity, &v.type, &v.enumtype,
+                                 description.data(), &description_length, &bind, &v.scope),
+             "MPI_T_cvar_get_info", std::to_string(index));
+  v.name = name;
+  description.resize(description.find('\0') == std::string::npos ? description.size()
+                                                                 : description.find('\0'));
+  v.description = std::move(description);
+  return v;
+}
+
+// The names of an MPI_T enum's items when they are numbered 0, 1, ... (Open MPI's); else empty.
+std::vector<std::string> enum_names(MPI_T_enum enumtype) {
+  int count = 0, length = 0;
+  char name[256];
+  length = sizeof(name);
+  if (MPI_T_enum_get_info(enumtype, &count, name, &length) != MPI_SUCCESS) return {};
+  std::vector<std::string> names;
+  for (int item = 0; item < count; ++item) {
+    int value = -1;
+    length = sizeof(name);
+    if (MPI_T_enum_get_item(enumtype, item, &value, name, &length) != MPI_SUCCESS ||
+        value != item) {
+      return {};
+    }
+    names.emplace_back(name);
+  }
+  return names;
+}
+
+// An MPICH algorithm variable's value names, in the order of the integers MPI_T writes.
+std::vector<std::string> value_names(const VariableText& v) {
+  if (v.enumtype != MPI_T_ENUM_NULL) return enum_names(v.enumtype);
+  return mpich_algorithm_names(v.description);
 }
 
 void require_dynamic_rules(const std::string& knob) {
@@ -128,6 +180,95 @@ void write_mpi_t_knobs(const std::map<std::string, std::string>& knobs) {
           fmt::format("MPI_T_cvar_write({}) wrote {} but {} reads back", name, value, back));
     }
   }
+}
+
+std::vector<AlgorithmKnob> mpi_algorithm_knobs() {
+  const ToolSession session;
+  int count = 0;
+  check_tool(MPI_T_cvar_get_num(&count), "MPI_T_cvar_get_num", "");
+  std::vector<AlgorithmKnob> knobs;
+  for (int index = 0; index < count; ++index) {
+    const VariableText v = variable_text(index);
+    const std::string open_mpi = "OMPI_MCA_" + v.name;
+    if (v.name.starts_with("coll_tuned_") && v.name.ends_with("_algorithm") &&
+        is_known_knob(open_mpi) && v.enumtype != MPI_T_ENUM_NULL) {
+      const std::string coll = v.name.substr(11, v.name.size() - 11 - 10);
+      knobs.push_back({open_mpi, coll, enum_names(v.enumtype)});
+    } else if (const auto coll = mpich_algorithm_collective(v.name)) {
+      knobs.push_back({v.name, *coll, value_names(v), 0, -1, true});
+    } else if (v.name.starts_with("MPIR_CVAR_USE_")) {
+      const auto presets = intel_presets(v.description);
+      if (presets && mpi_algorithm_knob_collective(presets->alias)) {
+        knobs.push_back({presets->alias,
+                         ascii_lower(v.name.substr(14)),
+                         {},
+                         presets->lowest_id,
+                         presets->highest_id});
+      }
+    }
+  }
+  std::sort(knobs.begin(), knobs.end(), [](const AlgorithmKnob& a, const AlgorithmKnob& b) {
+    return std::tie(a.collective, a.env_name) < std::tie(b.collective, b.env_name);
+  });
+  return knobs;
+}
+
+PerCallKnobs::PerCallKnobs(const std::map<std::string, std::string>& knobs) {
+  if (knobs.empty()) return;
+  const char* device = std::getenv("MPIR_CVAR_DEVICE_COLLECTIVES");
+  if (device == nullptr || std::string_view(device) != "none") {
+    throw ConfigError(fmt::format(
+        "--interleave: {} is not what runs unless MPIR_CVAR_DEVICE_COLLECTIVES=none (now {}): "
+        "by default MPICH's ch4 device collectives route calls around the MPIR algorithm (one "
+        "node's allreduce goes to POSIX release_gather); allowed: set "
+        "MPIR_CVAR_DEVICE_COLLECTIVES=none at launch",
+        knobs.begin()->first, device == nullptr ? "unset" : device));
+  }
+  const ToolSession session;  // the first session stays open, so the indices stay valid
+  for (const auto& [name, text] : knobs) {
+    const ControlVariable v = find_variable(name);
+    const std::vector<std::string> names = value_names(variable_text(v.index));
+    if (v.type != MPI_INT || names.empty()) {
+      throw ConfigError(fmt::format(
+          "--interleave: {} is not an algorithm variable colltune can read the values of in "
+          "this MPI; allowed: the knobs colltune topo --list-algorithms lists",
+          name));
+    }
+    static std::map<std::string, int> launch_values;  // "default" writes these back
+    auto launched = launch_values.find(name);
+    if (launched == launch_values.end()) {
+      launched = launch_values.emplace(name, read_variable<int>(v, name)).first;
+    }
+    int value = launched->second;
+    if (text != "default") {
+      const auto it = std::find(names.begin(), names.end(), text);
+      if (it == names.end()) {
+        const AlgorithmKnob offered{name, "", names};
+        throw ConfigError(fmt::format("--interleave {}: '{}' is not allowed; {}", name, text,
+                                      check_algorithm_value(offered, text).value_or("")));
+      }
+      value = static_cast<int>(it - names.begin());
+    }
+    writes_.emplace_back(v.index, value);
+  }
+}
+
+void PerCallKnobs::put_in_force() {
+  static const PerCallKnobs* in_force = nullptr;
+  static std::vector<std::pair<int, int>> written;
+  if (in_force == this && written == writes_) return;
+  const ToolSession session;
+  for (const auto& [index, value] : writes_) {
+    MPI_T_cvar_handle handle = nullptr;
+    int count = 0;
+    check_tool(MPI_T_cvar_handle_alloc(index, nullptr, &handle, &count), "MPI_T_cvar_handle_alloc",
+               std::to_string(index));
+    const int rc = MPI_T_cvar_write(handle, &value);
+    MPI_T_cvar_handle_free(&handle);
+    check_tool(rc, "MPI_T_cvar_write", std::to_string(index));
+  }
+  in_force = this;
+  written = writes_;
 }
 
 }  // namespace colltune

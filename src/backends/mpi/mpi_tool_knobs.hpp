@@ -5,6 +5,9 @@
 
 #include <map>
 #include <string>
+#include <vector>
+
+#include "core/mpi_algorithms.hpp"
 
 namespace colltune {
 
@@ -15,5 +18,27 @@ namespace colltune {
 // coll_tuned_ knob is given without OMPI_MCA_coll_tuned_use_dynamic_rules=1 at launch (that one
 // is read-only through MPI_T); MpiError when an MPI_T call fails.
 void write_mpi_t_knobs(const std::map<std::string, std::string>& knobs);
+
+// The collective algorithm knobs this MPI offers, as its MPI_T control variables say: Open
+// MPI's coll_tuned_<coll>_algorithm (names from their MPI_T enums), MPICH's
+// MPIR_CVAR_<COLL>_INTRA/INTER_ALGORITHM (names from their descriptions), Intel MPI's
+// I_MPI_ADJUST_<COLL> (preset ranges of MPIR_CVAR_USE_<COLL>). Any process, before, after or
+// without MPI_Init; throws MpiError when MPI_T cannot start.
+std::vector<AlgorithmKnob> mpi_algorithm_knobs();
+
+// Settings an MPICH process reads at every collective call (algorithm control variables, by
+// environment name -> value name or "default"), put in force through MPI_T when asked. Built
+// on every rank alike; throws ConfigError, naming what this MPI offers, for a name it lacks.
+class PerCallKnobs {
+ public:
+  explicit PerCallKnobs(const std::map<std::string, std::string>& knobs);
+  // Writes the values unless they are the ones this process last wrote. Every rank, between
+  // calls of the collectives they select.
+  void put_in_force();
+  bool empty() const { return writes_.empty(); }
+
+ private:
+  std::vector<std::pair<int, int>> writes_;  // MPI_T index, value
+};
 
 }  // namespace colltune

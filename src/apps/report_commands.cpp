@@ -9,15 +9,19 @@
 
 #include "apps/gate_options.hpp"
 #include "apps/help_format.hpp"
+#include "backends/registry.hpp"
+#include "comm/mpi_world.hpp"
 #include "core/decision.hpp"
 #include "core/errors.hpp"
 #include "core/flag_values.hpp"
+#include "core/mpi_family.hpp"
 #include "core/timestamp.hpp"
 #include "report/analysis.hpp"
 #include "report/compare.hpp"
 #include "report/csv_report.hpp"
 #include "report/html_report.hpp"
 #include "report/markdown_report.hpp"
+#include "report/mpich_selection.hpp"
 #include "report/tune.hpp"
 #include "report/view.hpp"
 #include "store/atomic_file.hpp"
@@ -226,7 +230,9 @@ int tune_command(const std::vector<std::string>& args) {
   app.add_option("--emit", emit,
                  "what to print: nccl-plugin (colltune's NCCL tuner plugin's file), nccl-tuner "
                  "(NCCL's example tuner-plugin CSV), ompi-rules (coll/tuned "
-                 "rules file), env (one setting's environment), openmetrics (required)")
+                 "rules file), mpich-json (MPICH's collective selection file; needs the colltune "
+                 "built against the MPICH measured), env (one setting's environment), openmetrics "
+                 "(required)")
       ->required()
       ->option_text("FORMAT");
   app.add_option("--min-bytes", min_bytes, "env: smallest size to optimise for (default 0)")
@@ -248,12 +254,26 @@ int tune_command(const std::vector<std::string>& args) {
   }
   o.min_bytes = lo;
   o.max_bytes = hi;
-  const std::vector<std::string> allowed{"nccl-plugin", "nccl-tuner", "ompi-rules", "env",
-                                         "openmetrics"};
+  const std::vector<std::string> allowed{"nccl-plugin", "nccl-tuner", "ompi-rules",
+                                         "mpich-json",  "env",        "openmetrics"};
   if (std::find(allowed.begin(), allowed.end(), emit) == allowed.end()) {
-    throw ConfigError(fmt::format(
-        "--emit: '{}' is not allowed; allowed: nccl-plugin nccl-tuner ompi-rules env openmetrics",
-        emit));
+    throw ConfigError(
+        fmt::format("--emit: '{}' is not allowed; allowed: nccl-plugin nccl-tuner ompi-rules "
+                    "mpich-json env openmetrics",
+                    emit));
+  }
+  std::optional<MpichLibrary> mpich;
+  if (emit == "mpich-json") {
+    // Before the store is read: the base is this binary's MPICH, or there is nothing to extend.
+    const auto identity = identify_mpi_library(MpiWorld::library_version());
+    const std::string file = mpi_library_file_here();
+    if (!identity || dialect_of_family(identity->family) != LaunchDialect::kHydra || file.empty()) {
+      throw ConfigError(fmt::format(
+          "--emit mpich-json: this colltune is built against {}; allowed: the colltune built "
+          "against the MPICH the store measured (its built-in selection is the file's base)",
+          identity ? identity->text() : "no MPI"));
+    }
+    mpich = read_mpich_library(file, identity->version);
   }
   const Dataset d = load_datasets(inputs, LoadOptions{skip_bad});
   print_left_out(d);
@@ -261,6 +281,16 @@ int tune_command(const std::vector<std::string>& args) {
   if (emit == "nccl-plugin") text = emit_nccl_plugin(d);
   if (emit == "nccl-tuner") text = emit_nccl_tuner(d);
   if (emit == "ompi-rules") text = emit_ompi_rules(d);
+  if (emit == "mpich-json") {
+    std::vector<std::string> notes;
+    text = emit_mpich_selection(d, *mpich, notes);
+    notes.push_back(
+        "use: MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=<this file> with "
+        "MPIR_CVAR_DEVICE_COLLECTIVES=none (as measured; the file is MPICH's MPIR-level "
+        "selection, which ch4's device collectives would otherwise bypass), and no "
+        "MPIR_CVAR_<COLL>_INTRA_ALGORITHM set (auto lets the file decide)");
+    for (const std::string& note : notes) std::fprintf(stderr, "# %s\n", note.c_str());
+  }
   if (emit == "env") text = emit_env(d, o);
   if (emit == "openmetrics") text = emit_openmetrics(d);
   std::fputs(text.c_str(), stdout);

@@ -132,6 +132,31 @@ void check_plugin_launch(const VerifyArgs& a, const TunedFile& f) {
   }
 }
 
+// The first failed launch's last words, when no launch of the tuned side (the point that is not
+// the baseline) finished: the file itself is then what the MPI could not take.
+std::optional<std::string> every_tuned_launch_failed(const std::string& store) {
+  std::ifstream in(fs::path(store) / "manifest.json");
+  const nlohmann::json manifest = nlohmann::json::parse(in, nullptr, false);
+  if (manifest.is_discarded()) return std::nullopt;
+  std::set<std::string> tuned;
+  for (const auto& p : manifest.value("points", nlohmann::json::array())) {
+    if (!p.value("baseline", false)) tuned.insert(p.value("id", ""));
+  }
+  std::optional<std::string> first_failure;
+  for (const auto& l : manifest.value("launches", nlohmann::json::array())) {
+    if (!tuned.count(l.value("point", ""))) continue;
+    if (l.value("status", "") == "done") return std::nullopt;
+    if (!first_failure) {
+      std::string tail;
+      for (const auto& line : l.value("tail", nlohmann::json::array())) {
+        if (line.is_string() && !line.get<std::string>().empty()) tail = line.get<std::string>();
+      }
+      first_failure = fmt::format("{} ({})", l.value("status", "?"), tail.substr(0, 300));
+    }
+  }
+  return first_failure;
+}
+
 }  // namespace
 
 int verify_command(const std::vector<std::string>& args) {
@@ -142,7 +167,8 @@ int verify_command(const std::vector<std::string>& args) {
       app,
       "Exit codes: 0 nowhere shown slower by more than 5%; 1 slower somewhere (the rows "
       "not to deploy are named); 3 could not tell; 2 bad input.");
-  app.add_option("tuned", a.tuned, "a file from tune --emit ompi-rules, nccl-plugin or env")
+  app.add_option("tuned", a.tuned,
+                 "a file from tune --emit ompi-rules, mpich-json, nccl-plugin or env")
       ->required();
   app.add_option("--np", a.np, "ranks of each launch (default: the file's rank count)");
   app.add_option("--spec", a.spec_path,
@@ -247,6 +273,13 @@ int verify_command(const std::vector<std::string>& args) {
   const VerifyOutcome outcome = verify_dataset(load_dataset(store), f, a.np);
   std::fputs(outcome.text.c_str(), stdout);
   std::fprintf(stderr, "colltune verify: store %s\n", store.c_str());
+  if (const auto why = every_tuned_launch_failed(store)) {
+    std::fprintf(stderr,
+                 "colltune verify: every launch with %s applied failed, so the MPI would not run "
+                 "with it as it is (it refused or only partly read the file?): %s\n",
+                 a.tuned.c_str(), why->c_str());
+    return kVerifyCannotTell;
+  }
   if (swept != 0 && outcome.exit_code == kVerifyNotSlower) return kVerifyCannotTell;
   return outcome.exit_code;
 }

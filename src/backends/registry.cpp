@@ -58,4 +58,12 @@ std::vector<AlgorithmKnob> offered_mpi_algorithms() {
 #endif
 }
 
+std::string mpi_library_file_here() {
+#ifdef COLLTUNE_HAVE_MPI
+  return mpi_library_file();
+#else
+  return "";
+#endif
+}
+
 }  // namespace colltune

@@ -26,4 +26,8 @@ std::unique_ptr<Communicator> make_communicator(const std::string& backend, MpiW
 // Throws ConfigError in a binary built without MPI (colltune-nompi), MpiError when MPI_T fails.
 std::vector<AlgorithmKnob> offered_mpi_algorithms();
 
+// The shared library this binary's MPI is (libmpich.so...): "" in a binary without MPI, or one
+// linked statically.
+std::string mpi_library_file_here();
+
 }  // namespace colltune

@@ -169,6 +169,11 @@ knob_checks() {
          return one_of(v, {"0", "1", "2"});
        }},
       {"NCCL_IB_QPS_PER_CONNECTION", [](std::string_view v) { return int_range(v, 1, 128); }},
+      {"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE",
+       [](std::string_view v) -> std::optional<std::string> {
+         if (!v.empty()) return std::nullopt;
+         return "allowed: the path of a selection file (tune --emit mpich-json)";
+       }},
       {"MPIR_CVAR_DEVICE_COLLECTIVES",
        [](std::string_view v) {
          return one_of(v, {"all", "none", "percoll"});

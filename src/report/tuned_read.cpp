@@ -13,6 +13,7 @@
 #include "core/nccl_tuned_format.hpp"
 #include "core/regular_file.hpp"
 #include "knobs/knob_scope.hpp"
+#include "report/mpich_selection.hpp"
 #include "store/json_text.hpp"
 #include "tuner_plugin/tuned_rules.hpp"
 
@@ -183,6 +184,8 @@ const char* name(TunedKind kind) {
       return "ompi-rules";
     case TunedKind::kNcclPlugin:
       return "nccl-plugin";
+    case TunedKind::kMpichSelection:
+      return "mpich-json";
     case TunedKind::kEnv:
       break;
   }
@@ -195,6 +198,22 @@ TunedFile read_tuned_file(const std::string& path, const std::string& plugin_pat
   std::size_t first = text.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && text[first] == '{') {
     const auto doc = parse_json_input(text, path);
+    if (doc.is_object() && !doc.empty() && doc.begin().key().starts_with("collective=")) {
+      TunedFile f;
+      f.kind = TunedKind::kMpichSelection;
+      f.path = absolute;
+      f.rows = mpich_selection_rows(path, text);
+      if (f.rows.empty()) {
+        throw ConfigError(fmt::format(
+            "{}: an MPICH selection file with no rule of colltune's in it; allowed: tune --emit "
+            "mpich-json's output",
+            path));
+      }
+      // As measured: the file is the MPIR level's, which ch4's device collectives bypass.
+      f.env = {{"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE", absolute},
+               {"MPIR_CVAR_DEVICE_COLLECTIVES", "none"}};
+      return f;
+    }
     if (doc.is_discarded() || !doc.is_object() ||
         doc.value("format", nlohmann::json()) != tuned_format::kFormat ||
         doc.value("version", nlohmann::json()) != tuned_format::kVersion ||

@@ -9,7 +9,7 @@
 
 namespace colltune {
 
-enum class TunedKind { kOmpiRules, kNcclPlugin, kEnv };
+enum class TunedKind { kOmpiRules, kNcclPlugin, kMpichSelection, kEnv };
 
 // A part of the file a verdict is given for: a rules-file rule, a plugin row, or (env) each
 // collective asked for. Sizes are colltune's bytes, inclusive.
@@ -28,12 +28,13 @@ struct TunedFile {
   int nnodes = 0;                          // nccl-plugin: the rows' node count
 };
 
-// Reads `path` and works out its kind: colltune's tuned JSON, an Open MPI coll/tuned rules file
+// Reads `path` and works out its kind: colltune's tuned JSON, MPICH's collective selection JSON
+// (tune --emit mpich-json), an Open MPI coll/tuned rules file
 // (classic format) or a shell file of NAME=VALUE lines (tune --emit env). `plugin_path` is the
 // tuner plugin NCCL should load (next to colltune). Throws ConfigError naming the file, line or
 // row and what is allowed.
 TunedFile read_tuned_file(const std::string& path, const std::string& plugin_path);
 
-const char* name(TunedKind kind);  // "ompi-rules", "nccl-plugin", "env"
+const char* name(TunedKind kind);  // "ompi-rules", "nccl-plugin", "mpich-json", "env"
 
 }  // namespace colltune

@@ -22,7 +22,7 @@ def point_id(settings):
     return f"{h:016x}"
 
 
-def context(backend, nranks, hosts):
+def context(backend, nranks, hosts, mpi_library="Open MPI v4.1.4 (fixture)"):
     return {
         "colltune_version": "0.1.0", "git_revision": "fixture", "backend": backend,
         "start_time_utc": "2026-01-01T00:00:00Z", "command_line": ["colltune", "run"],
@@ -30,7 +30,7 @@ def context(backend, nranks, hosts):
         "ranks_per_host": {h: nranks // len(hosts) for h in hosts},
         "placement": [{"rank": r, "host": hosts[r * len(hosts) // nranks], "cpus": str(r)}
                       for r in range(nranks)],
-        "library_versions": dict({"mpi": "Open MPI v4.1.4 (fixture)"}, **(NCCL_VERSIONS if backend == "nccl" else {})),
+        "library_versions": dict({"mpi": mpi_library}, **(NCCL_VERSIONS if backend == "nccl" else {})),
         "timing": "batch",
         "cache": "warm", "warmup_iters": 5, "iters": 20, "repetitions": SAMPLES, "check_rounds": 1,
         "environment": {}}
@@ -61,7 +61,7 @@ def samples(seed_text, seconds):
 
 
 def write_store(root, name, points, model, backend, nranks, hosts, failed=(), warnings=(),
-                ceiling_gbps=None, device_ceiling_gbps=None):
+                ceiling_gbps=None, device_ceiling_gbps=None, mpi_library="Open MPI v4.1.4 (fixture)"):
     os.makedirs(root, exist_ok=True)
     manifest = {"schema_version": 1, "sweep_id": os.path.basename(root), "name": name,
                 "created_utc": "2026-01-01T00:00:00Z", "colltune_version": "0.1.0 (fixture)",
@@ -79,7 +79,7 @@ def write_store(root, name, points, model, backend, nranks, hosts, failed=(), wa
             if label in failed:
                 launch.update(status="failed", exit_code=1, tail=failed[label])
             else:
-                ctx = context(backend, nranks, hosts)
+                ctx = context(backend, nranks, hosts, mpi_library)
                 ctx["environment"] = {k: v for k, v in settings.items() if k.isupper() or "_" in k and k[0].isupper()}
                 with open(os.path.join(root, "points", pid, f"round-{rnd}.jsonl"), "w") as f:
                     for coll in ("allreduce", "alltoall"):
@@ -172,6 +172,26 @@ def main():
                 [(two_base, "backend=mpi np=2 (no knob set)", True),
                  (two_alg, f"backend=mpi np=2 {ALG}=3", False)],
                 two_model, "mpi", 2, ["node1"], ceiling_gbps=10.0)
+
+    # MPICH at 2 ranks: smp is half the time at 1 KiB, recursive doubling 40% less at 64 KiB,
+    # alike elsewhere (tune --emit mpich-json writes those two ranges, MPICH's own choice around).
+    mpich_alg = "MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM"
+    mpich_base = {"backend": "mpi", "np": "2", "MPIR_CVAR_DEVICE_COLLECTIVES": "none"}
+
+    def mpich_model(settings, coll, size):
+        t = 5e-6 + size / 4e9
+        alg = settings.get(mpich_alg)
+        if coll == "allreduce" and alg == "smp" and size == 1024:
+            return t * 0.5
+        if coll == "allreduce" and alg == "recursive_doubling" and size == 65536:
+            return t * 0.6
+        return t
+    write_store(os.path.join(out, "mpich"), "mpich-fixture",
+                [(mpich_base, "backend=mpi np=2 (no knob set)", True),
+                 (dict(mpich_base, **{mpich_alg: "smp"}), f"backend=mpi np=2 {mpich_alg}=smp", False),
+                 (dict(mpich_base, **{mpich_alg: "recursive_doubling"}),
+                  f"backend=mpi np=2 {mpich_alg}=recursive_doubling", False)],
+                mpich_model, "mpi", 2, ["node1"], mpi_library="MPICH Version:      4.0.2 (fixture)")
 
     nbase = {"backend": "nccl", "np": "8"}
     ring = dict(nbase, NCCL_ALGO="Ring", NCCL_PROTO="Simple")

@@ -1,5 +1,6 @@
 #include "backends/mpi/mpi_tool_knobs.hpp"
 
+#include <dlfcn.h>
 #include <fmt/format.h>
 #include <mpi.h>
 
@@ -211,6 +212,15 @@ std::vector<AlgorithmKnob> mpi_algorithm_knobs() {
     return std::tie(a.collective, a.env_name) < std::tie(b.collective, b.env_name);
   });
   return knobs;
+}
+
+std::string mpi_library_file() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&MPI_Get_library_version), &info) == 0 ||
+      info.dli_fname == nullptr) {
+    return "";
+  }
+  return info.dli_fname;
 }
 
 PerCallKnobs::PerCallKnobs(const std::map<std::string, std::string>& knobs) {

@@ -26,6 +26,10 @@ void write_mpi_t_knobs(const std::map<std::string, std::string>& knobs);
 // without MPI_Init; throws MpiError when MPI_T cannot start.
 std::vector<AlgorithmKnob> mpi_algorithm_knobs();
 
+// The shared library this process's MPI functions come from (libmpi.so, libmpich.so): its
+// path, or "" where it cannot be told (a static link).
+std::string mpi_library_file();
+
 // Settings an MPICH process reads at every collective call (algorithm control variables, by
 // environment name -> value name or "default"), put in force through MPI_T when asked. Built
 // on every rank alike; throws ConfigError, naming what this MPI offers, for a name it lacks.

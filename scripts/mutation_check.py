@@ -345,40 +345,35 @@ MUTANTS = [
      "RunOptions", "I_MPI_ADJUST_ interleaved: every setting measures the launch's algorithm"),
     ("src/backends/mpi/mpi_communicator.cpp",
      "    if (env_name.starts_with(\"MPIR_CVAR_\")) per_call[env_name] = value;", "",
-     "mpich.smoke", "MPICH algorithm variables never written: every interleaved setting is the default",
-     "build-mpich"),
+     "mpich.smoke", "MPICH algorithm variables never written: every interleaved setting is the default"),
     ("src/backends/mpi/mpi_tool_knobs.cpp",
      "  if (device == nullptr || std::string_view(device) != \"none\") {", "  if (false) {",
-     "mpich.smoke", "MPICH algorithms raced while ch4's device collectives route around them",
-     "build-mpich"),
+     "mpich.smoke", "MPICH algorithms raced while ch4's device collectives route around them"),
     ("src/sweep/mpi_knobs.cpp", "    if (is_mpich_in_process_knob(knob.key) &&",
      "    if (false &&", "mpich.smoke",
-     "a sweep of MPICH algorithms without MPIR_CVAR_DEVICE_COLLECTIVES=none: points measure ch4's choice",
-     "build-mpich"),
+     "a sweep of MPICH algorithms without MPIR_CVAR_DEVICE_COLLECTIVES=none: points measure ch4's choice"),
     ("src/sweep/mpi_knobs.cpp", "      *dialect != *spec.dialect) {", "      false) {", "mpich.smoke",
      "the Open MPI colltune launched by MPICH's mpiexec: ranks run as singletons"),
     ("src/sweep/mpi_knobs.cpp", "    if (problem) {", "    if (false) {", "mpich.smoke",
-     "a sweep value MPICH lacks (rung) launched: every point aborts at MPI_Init", "build-mpich"),
+     "a sweep value MPICH lacks (rung) launched: every point aborts at MPI_Init"),
     ("src/report/mpich_selection.cpp",
      "  if (restrictions & kParentComm) either(\"comm_hierarchy=parent\", \"comm_hierarchy=any\", true);",
      "", "report.mpich_json",
-     "smp written unguarded into an MPICH selection file: a one-rank-per-node communicator runs it",
-     "build-mpich"),
+     "smp written unguarded into an MPICH selection file: a one-rank-per-node communicator runs it"),
     ("src/report/mpich_selection.cpp",
      "  rules[fmt::format(\"{}<{}\", key, by_size.front().first)] = mpich;", "", "report.mpich_json",
-     "the first measured rule stretched down to 0 B: sizes never measured forced", "build-mpich"),
+     "the first measured rule stretched down to 0 B: sizes never measured forced"),
     ("src/report/mpich_selection.cpp", "        text.find(\"MPIDI_\") == std::string_view::npos) {",
      "        true) {", "report.mpich_json",
-     "ch4's table taken for MPICH's MPIR one: MPICH aborts at init on the file", "build-mpich"),
+     "ch4's table taken for MPICH's MPIR one: MPICH aborts at init on the file"),
     ("src/report/mpich_selection.cpp", "        if (choice != mpich) {", "        if (true) {",
-     "report.mpich_json", "verify judges MPICH's own ranges as if colltune had forced them",
-     "build-mpich"),
+     "report.mpich_json", "verify judges MPICH's own ranges as if colltune had forced them"),
     ("src/report/mpich_selection.cpp", "    if (!identity || dialect_of_family(identity->family) != LaunchDialect::kHydra ||\n        identity->version != lib.version) {",
      "    if (!identity) {", "report.mpich_json",
-     "an Open MPI store extended as if MPICH had measured it", "build-mpich"),
+     "an Open MPI store extended as if MPICH had measured it"),
     ("src/apps/verify_command.cpp", "    if (l.value(\"status\", \"\") == \"done\") return std::nullopt;",
      "", "report.mpich_json",
-     "verify calls a file MPICH runs fine refused, whenever one tuned launch failed", "build-mpich"),
+     "verify calls a file MPICH runs fine refused, whenever one tuned launch failed"),
 ]
 
 
@@ -391,10 +386,7 @@ def main():
     root = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
     os.chdir(root)
     results = []
-    rebuild = {args.build}
-    # A sixth field names another build tree the mutant is compiled into first (build-mpich:
-    # code that runs only against MPICH), whose binaries the tests of --build run.
-    for path, original, mutant, tests, what, *other_builds in MUTANTS[args.skip:]:
+    for path, original, mutant, tests, what in MUTANTS[args.skip:]:
         if args.only and args.only not in what:
             continue
         text = open(path).read()
@@ -405,12 +397,7 @@ def main():
         try:
             with open(path, "w") as f:
                 f.write(text.replace(original, mutant))
-            rebuild.update(other_builds)
-            build = None
-            for tree in other_builds + [args.build]:
-                build = subprocess.run(["cmake", "--build", tree], capture_output=True, text=True)
-                if build.returncode != 0:
-                    break
+            build = subprocess.run(["cmake", "--build", args.build], capture_output=True, text=True)
             if build.returncode != 0:
                 verdict = "stillborn (does not build)"
             else:
@@ -424,8 +411,7 @@ def main():
                 f.write(text)
         results.append((what, f"{verdict} ({path}, tests {tests}, {time.monotonic() - start:.0f} s)"))
         print(f"{results[-1][0]}: {results[-1][1]}", flush=True)
-    for tree in rebuild:
-        subprocess.run(["cmake", "--build", tree], capture_output=True)
+    subprocess.run(["cmake", "--build", args.build], capture_output=True)
     killed = sum(v.startswith("killed") for _, v in results)
     print(f"\nmutation check: {killed} of {len(results)} killed")
     for what, verdict in results:

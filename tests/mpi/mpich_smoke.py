@@ -1,4 +1,4 @@
-"""colltune built against Debian's MPICH (build-mpich/, scripts/setup.sh --with-test-tools) and
+"""colltune built against Debian's MPICH (colltune-mpich4, scripts/setup.sh --with-test-tools) and
 run through MPICH's own Hydra mpiexec: an allreduce validated at np 2 with the header's one-line
 MPI; a two-point sweep (launcher: mpiexec) that binds each rank to a core and exports an MPICH
 algorithm variable, both read back from the records; another dialect's flag refused (exit 2)

@@ -1,5 +1,5 @@
 """MPICH's selection file, for real: `tune --emit mpich-json` by the colltune built against Debian's
-MPICH (build-mpich/), from a fixed store where smp wins at 1 KiB and recursive doubling at 64 KiB
+MPICH (colltune-mpich4), from a fixed store where smp wins at 1 KiB and recursive doubling at 64 KiB
 on 2 ranks. MPICH itself reads the file as it is and applies it: a counting reduction
 (tests/mpi/mpich_fingerprint.cpp, 2 ranks) shows smp's pattern (1 reduction on rank 0, none on
 rank 1) at 2 KiB with the file and recursive doubling's (1 and 1) without it, and MPICH's own
@@ -20,7 +20,7 @@ from report_harness import check
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--colltune", required=True, help="the Open MPI build's colltune")
-parser.add_argument("--mpich-colltune", required=True, help="build-mpich/src/colltune")
+parser.add_argument("--mpich-colltune", required=True, help="colltune-mpich4")
 parser.add_argument("--fingerprint", required=True, help="tests/mpi/mpich_fingerprint.cpp")
 args = parser.parse_args()
 hydra, mpicxx = shutil.which("mpiexec.mpich"), shutil.which("mpicxx.mpich")

@@ -13,7 +13,7 @@ packages=(build-essential cmake ninja-build pkg-config git python3 procps
           libyaml-cpp-dev libgtest-dev libbenchmark-dev libboost-dev patchelf libcurl4-openssl-dev)
 [ "${1:-}" = "--with-test-tools" ] && packages+=(chromium slurmctld slurmd slurm-client munge python3-prometheus-client
                                               prometheus prometheus-pushgateway python3-pip
-                                              mpich libmpich-dev)
+                                              mpich libmpich-dev python3-venv)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

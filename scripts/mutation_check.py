@@ -374,6 +374,9 @@ MUTANTS = [
     ("src/apps/verify_command.cpp", "    if (l.value(\"status\", \"\") == \"done\") return std::nullopt;",
      "", "report.mpich_json",
      "verify calls a file MPICH runs fine refused, whenever one tuned launch failed"),
+    ("src/report/tune.cpp", "      mpich_algorithm = mpich_algorithm || is_mpich_in_process_knob(key);\n",
+     "", "report.mpich_json",
+     "tune --emit env writes an MPICH algorithm without MPIR_CVAR_DEVICE_COLLECTIVES=none"),
 ]
 
 

@@ -11,6 +11,7 @@
 
 #include "core/environment.hpp"
 #include "core/errors.hpp"
+#include "knobs/interleave.hpp"
 #include "knobs/knob_scope.hpp"
 #include "knobs/knobs.hpp"
 #include "report/analysis.hpp"
@@ -299,6 +300,7 @@ std::string emit_env(const Dataset& d, const TuneOptions& o) {
       "# Secret-named knobs are never written (the store holds their values redacted).\n",
       d.source, o.min_bytes,
       o.max_bytes == UINT64_MAX ? std::string("max") : std::to_string(o.max_bytes));
+  bool mpich_algorithm = false;
   for (const auto& [key, by_value] : logs) {
     std::optional<std::string> best;  // a value may be "": emptiness is not "none"
     double best_gain = 0;
@@ -319,7 +321,13 @@ std::string emit_env(const Dataset& d, const TuneOptions& o) {
       // Stores hold escape_bytes text (a backslash as two): the shell gets the bytes themselves.
       out += fmt::format("export {}={}  # x{:.3f} over {} cells\n", key,
                          shell_single_quote(unescape_bytes(*best)), std::exp(best_gain), cells);
+      mpich_algorithm = mpich_algorithm || is_mpich_in_process_knob(key);
     }
+  }
+  if (mpich_algorithm && logs.count("MPIR_CVAR_DEVICE_COLLECTIVES") == 0) {
+    // As measured (the sweep required it): with ch4's device collectives the variable would
+    // often not be what runs.
+    out += "export MPIR_CVAR_DEVICE_COLLECTIVES='none'  # what MPICH's algorithm variables need\n";
   }
   return out;
 }

@@ -68,6 +68,12 @@ check(smp.get("comm_hierarchy=parent") == {"algorithm=MPIR_Allreduce_intra_smp":
       list(rules)[0] == "avg_msg_size<1024",
       f"smp guarded by its restrictions, MPICH's own choice below 1 KiB: {json.dumps(rules)[:400]}")
 
+# The env form carries what the algorithm variables need, as measured.
+proc = run([args.colltune, "tune", store, "--emit", "env"])
+check(proc.returncode == 0 and "export MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=" in proc.stdout and
+      "export MPIR_CVAR_DEVICE_COLLECTIVES='none'" in proc.stdout,
+      f"tune --emit env: exit {proc.returncode}: {proc.stdout}")
+
 proc = run([args.colltune, "tune", store, "--emit", "mpich-json"])
 check(proc.returncode == 2 and "built against Open MPI" in proc.stderr,
       f"the Open MPI build's emit: exit {proc.returncode}: {proc.stderr[-300:]}")

@@ -171,14 +171,13 @@ MpichLibrary read_mpich_library(const std::string& path, const std::string& vers
   std::ostringstream all;
   all << in.rdbuf();
   MpichLibrary lib{path, version, "", all.str()};
-  // Three selection tables are compiled in (CH4, POSIX and MPIR); the MPIR one names MPIR_
-  // algorithms and no MPIDI_ composition.
+  // Three selection tables are compiled in (CH4, POSIX and MPIR); only the MPIR one names MPIR_
+  // algorithms (CH4's name MPIDI_ compositions, POSIX's MPIDI_POSIX_ algorithms).
   for (std::size_t at = lib.bytes.find("{\"collective="); at != std::string::npos;
        at = lib.bytes.find("{\"collective=", at + 1)) {
     const std::size_t end = lib.bytes.find('\0', at);
     const std::string_view text(lib.bytes.data() + at, end - at);
-    if (text.find("algorithm=MPIR_") != std::string_view::npos &&
-        text.find("MPIDI_") == std::string_view::npos) {
+    if (text.find("algorithm=MPIR_") != std::string_view::npos) {
       lib.builtin_selection = std::string(text);
       break;
     }

@@ -204,16 +204,9 @@ std::string emit_mpich_selection(const Dataset& d, const MpichLibrary& lib,
     std::string upper(c->mpi);
     std::transform(upper.begin(), upper.end(), upper.begin(), ::toupper);
     const std::string knob = fmt::format("MPIR_CVAR_{}_INTRA_ALGORITHM", upper);
-    Panel candidates = panel;
-    candidates.point_ids.clear();
-    bool swept = false;
-    for (const auto& p : panel.point_ids) {
-      const PointInfo* info = find_point(d, p);
-      if (info && info->settings.count(knob)) swept = true;
-      if (info && (info->baseline || info->settings.count(knob))) candidates.point_ids.push_back(p);
-    }
+    const auto candidates = tune_parts::forcing_candidates(d, panel, knob);
     const std::string collective_key = fmt::format("collective={}", c->mpi);
-    if (!swept || !doc.contains(collective_key) ||
+    if (!candidates || !doc.contains(collective_key) ||
         !doc[collective_key].contains("comm_type=intra") ||
         chosen[std::string(c->mpi)].count(panel.key.nranks)) {
       continue;
@@ -221,7 +214,7 @@ std::string emit_mpich_selection(const Dataset& d, const MpichLibrary& lib,
     const Json& mpich = doc[collective_key]["comm_type=intra"];
     std::vector<std::pair<std::uint64_t, Json>> by_size;
     bool any = false;
-    for (const SizeVerdict& v : winners(candidates, d)) {
+    for (const SizeVerdict& v : winners(*candidates, d)) {
       const std::string name =
           v.significant && !v.baseline_fastest ? forced(d, v.fastest, knob) : "";
       const AlgorithmFacts* facts = name.empty() ? nullptr : facts_of(c->mpi, name);

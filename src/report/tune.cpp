@@ -36,6 +36,20 @@ std::optional<std::string> setting(const Dataset& d, const std::string& point,
   return p->settings.at(key);
 }
 
+std::optional<Panel> forcing_candidates(const Dataset& d, const Panel& panel,
+                                        const std::string& knob) {
+  Panel candidates = panel;
+  candidates.point_ids.clear();
+  bool swept = false;
+  for (const auto& p : panel.point_ids) {
+    const PointInfo* info = find_point(d, p);
+    if (info && info->settings.count(knob)) swept = true;
+    if (info && (info->baseline || info->settings.count(knob))) candidates.point_ids.push_back(p);
+  }
+  if (!swept) return std::nullopt;
+  return candidates;
+}
+
 int hosts_of(const Dataset& d, const std::string& point) {
   const auto it = d.contexts.find(point);
   if (it == d.contexts.end() || !it->second.contains("hosts")) return -1;
@@ -191,23 +205,14 @@ std::string emit_ompi_rules(const Dataset& d) {
       if (tuned.rules_id < 0 || panel.key.collective != tuned.collective) continue;
       const int id = tuned.rules_id;
       const std::string knob = *tuned_algorithm_knob(tuned.collective);
-      // Candidates: points forcing this collective's algorithm, and the baselines (0: Open
-      // MPI's own decision). Points turning other knobs say nothing about this collective.
-      Panel candidates = panel;
-      candidates.point_ids.clear();
-      bool swept = false;
-      for (const auto& p : panel.point_ids) {
-        const PointInfo* info = find_point(d, p);
-        if (info && info->settings.count(knob)) swept = true;
-        if (info && (info->baseline || info->settings.count(knob)))
-          candidates.point_ids.push_back(p);
-      }
-      if (!swept) continue;
+      // The baselines are 0, Open MPI's own decision.
+      const auto candidates = forcing_candidates(d, panel, knob);
+      if (!candidates) continue;
       const auto done = table.find(id);
       if (done != table.end() && done->second.count(panel.key.nranks))
         continue;  // first panel decides
       std::vector<std::pair<std::uint64_t, int>> rules;
-      for (const SizeVerdict& v : winners(candidates, d)) {
+      for (const SizeVerdict& v : winners(*candidates, d)) {
         // Only a measured algorithm that beat Open MPI's own choice significantly; else 0.
         const int algorithm = v.significant && !v.baseline_fastest
                                   ? std::stoi(setting(d, v.fastest, knob).value_or("0"))

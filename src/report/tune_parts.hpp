@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "report/analysis.hpp"
 #include "store/results.hpp"
 
 namespace colltune::tune_parts {
@@ -16,6 +17,10 @@ namespace colltune::tune_parts {
 // The value `point` sets for `key` (an environment name, "backend"...), or nullopt.
 std::optional<std::string> setting(const Dataset& d, const std::string& point,
                                    const std::string& key);
+// The panel cut to its baselines (the library's own choice) and the points setting `knob`, the
+// only ones that say anything about the algorithm it forces; nullopt when no point sets it.
+std::optional<Panel> forcing_candidates(const Dataset& d, const Panel& panel,
+                                        const std::string& knob);
 // How many hosts `point`'s launches ran on; -1 when its context does not say.
 int hosts_of(const Dataset& d, const std::string& point);
 

@@ -195,8 +195,8 @@ void parse_interleave_keys(const Parser& p, const YAML::Node& node, SweepSpec& s
              fmt::format("'{}' is not allowed; allowed: OMPI_MCA_ axes of this spec (MPI_T "
                          "switches them inside one launch), its MPICH algorithm axes "
                          "(MPIR_CVAR_<COLL>_INTRA_ALGORITHM, read at every call), or its "
-                         "NCCL_ALGO / NCCL_PROTO axes (set at each NCCL communicator init); each "
-                         "once",
+                         "NCCL_ALGO / NCCL_PROTO axes (set at each NCCL communicator init); "
+                         "each once",
                          key));
     }
     const std::string& first = spec.interleave.empty() ? key : spec.interleave.front();
@@ -208,11 +208,9 @@ void parse_interleave_keys(const Parser& p, const YAML::Node& node, SweepSpec& s
     }
     for (const auto& value : axis->values) {
       if (value && !canonical_in_process_value(key, *value)) {
+        const char* kind = nccl ? "lists NCCL parses" : mpich ? "value names" : "integers";
         p.fail(node, "interleave",
-               fmt::format("{} has the value '{}'; allowed: {} and null", key, *value,
-                           nccl    ? "lists NCCL parses"
-                           : mpich ? "value names"
-                                   : "integers"));
+               fmt::format("{} has the value '{}'; allowed: {} and null", key, *value, kind));
       }
     }
     const auto dynamic = spec.env.find(std::string(kDynamicRulesKnob));

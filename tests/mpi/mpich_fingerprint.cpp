@@ -9,19 +9,7 @@
 #include <cstdlib>
 #include <vector>
 
-namespace {
-
-long calls = 0, elements = 0;
-
-void counted_sum(void* in, void* inout, int* length, MPI_Datatype*) {
-  const double* a = static_cast<const double*>(in);
-  double* b = static_cast<double*>(inout);
-  for (int i = 0; i < *length; ++i) b[i] += a[i];
-  ++calls;
-  elements += *length;
-}
-
-}  // namespace
+#include "counting_sum.hpp"
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
@@ -30,10 +18,10 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const int count = argc > 1 ? std::atoi(argv[1]) : 64;
   MPI_Op op;
-  MPI_Op_create(counted_sum, 1, &op);
+  MPI_Op_create(counting_sum::sum, 1, &op);
   std::vector<double> in(static_cast<std::size_t>(count), rank + 1.0), out(in.size());
   MPI_Allreduce(in.data(), out.data(), count, MPI_DOUBLE, op, MPI_COMM_WORLD);
-  long mine[2] = {calls, elements};
+  long mine[2] = {counting_sum::calls, counting_sum::elements};
   std::vector<long> all(2 * static_cast<std::size_t>(size));
   MPI_Gather(mine, 2, MPI_LONG, all.data(), 2, MPI_LONG, 0, MPI_COMM_WORLD);
   if (rank == 0) {

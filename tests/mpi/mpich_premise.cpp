@@ -17,25 +17,17 @@
 #include <cstdio>
 #include <vector>
 
+#include "counting_sum.hpp"
+
 namespace {
-
-long calls = 0, elements = 0;
-
-void counted_sum(void* in, void* inout, int* length, MPI_Datatype*) {
-  const double* a = static_cast<const double*>(in);
-  double* b = static_cast<double*>(inout);
-  for (int i = 0; i < *length; ++i) b[i] += a[i];
-  ++calls;
-  elements += *length;
-}
 
 // Each rank's (calls, elements) of one allreduce of 64 doubles, gathered to every rank.
 std::vector<long> fingerprint(MPI_Op op, int rank, int size) {
   double in[64], out[64];
   for (int i = 0; i < 64; ++i) in[i] = rank + i;
-  calls = elements = 0;
+  counting_sum::calls = counting_sum::elements = 0;
   MPI_Allreduce(in, out, 64, MPI_DOUBLE, op, MPI_COMM_WORLD);
-  long mine[2] = {calls, elements};
+  long mine[2] = {counting_sum::calls, counting_sum::elements};
   std::vector<long> all(2 * static_cast<std::size_t>(size));
   MPI_Allgather(mine, 2, MPI_LONG, all.data(), 2, MPI_LONG, MPI_COMM_WORLD);
   return all;
@@ -55,7 +47,7 @@ int main(int argc, char** argv) {
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
   MPI_Op op;
-  MPI_Op_create(counted_sum, 1, &op);
+  MPI_Op_create(counting_sum::sum, 1, &op);
   MPI_T_cvar_handle handle = nullptr;
   MPI_T_cvar_handle_alloc(index, nullptr, &handle, &count);
   const std::vector<long> recursive_doubling{2, 128, 2, 128, 2, 128, 2, 128};

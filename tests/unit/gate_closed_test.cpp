@@ -112,8 +112,11 @@ TEST(GateClosed, WrongResultsFailWhateverTheTimes) {
 TEST(GateClosed, RankCountsAreCheckedInEveryRecordWhateverTheOrder) {
   Dataset mixed = side({1e-5, 1e-5}, 2);
   mixed.records.back().nranks = 4;  // the last record agrees with the other side, the first not
+  Dataset first_agrees = side({1e-5, 1e-5}, 4);
+  first_agrees.records.back().nranks = 2;  // and the other way round
   const Dataset four = side({1e-5, 1e-5}, 4);
-  for (const auto& rows : {compare(mixed, four, {}), compare(four, mixed, {})}) {
+  for (const auto& rows : {compare(mixed, four, {}), compare(four, mixed, {}),
+                           compare(first_agrees, four, {}), compare(four, first_agrees, {})}) {
     ASSERT_EQ(rows.size(), 1u);
     EXPECT_EQ(rows[0].verdict, Verdict::kRankMismatch);
     EXPECT_EQ(gate_exit_code(rows, {}), 3);

@@ -39,7 +39,6 @@ class PerCallKnobs {
   // Writes the values unless they are the ones this process last wrote. Every rank, between
   // calls of the collectives they select.
   void put_in_force();
-  bool empty() const { return writes_.empty(); }
 
  private:
   std::vector<std::pair<int, int>> writes_;  // MPI_T index, value

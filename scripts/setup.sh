@@ -73,6 +73,11 @@ if [ "${1:-}" = "--with-test-tools" ]; then
     fi
     extra_mpis+=("$name=$PWD/$prefix")
   done
+  # dockerfile-parse for tests/install/container_recipes.py (no container runtime here).
+  if [ ! -x build-mpis/pytools/bin/python ] || ! build-mpis/pytools/bin/python -c 'import dockerfile_parse' 2>/dev/null; then
+    { python3 -m venv build-mpis/pytools && build-mpis/pytools/bin/pip install -q dockerfile-parse==2.0.1 ; } >/dev/null 2>&1 ||
+      echo "setup: could not install dockerfile-parse from PyPI: the container recipe test will be skipped"
+  fi
 fi
 
 build_type=${COLLTUNE_BUILD_TYPE:-RelWithDebInfo}

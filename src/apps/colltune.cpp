@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "apps/health_command.hpp"
+#include "apps/help_topics.hpp"
 #include "apps/history_command.hpp"
 #include "apps/import_command.hpp"
 #include "apps/push_command.hpp"
@@ -36,7 +37,11 @@ usage: colltune run [options]     measure collectives on the launched ranks (see
        colltune import LOG... --out STORE   nccl-tests' and OSU's text logs as a store
        colltune push RESULTS --gateway URL  the figures to a Prometheus Pushgateway
        colltune topo [--json] [--ceilings]  topology, InfiniBand ports, copy bandwidth
+       colltune help [TOPIC]       the docs page for a task or a command (colltune help lists them)
        colltune --version
+
+Docs, by task then reference (colltune help TOPIC gives a page's path on this machine; every
+command's --help ends with its page):
 )";
 
 }  // namespace
@@ -46,7 +51,8 @@ int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
   try {
     if (args.empty() || args[0] == "-h" || args[0] == "--help") {
-      if (launcher_rank() == 0) std::fputs(kUsage, args.empty() ? stderr : stdout);
+      if (launcher_rank() == 0)
+        std::fputs((kUsage + topics_table()).c_str(), args.empty() ? stderr : stdout);
       return args.empty() ? 2 : 0;
     }
     if (args[0] == "--version") {
@@ -71,9 +77,10 @@ int main(int argc, char** argv) {
     if (args[0] == "history") return history_command(rest);
     if (args[0] == "import") return import_command(rest);
     if (args[0] == "push") return push_command(rest);
+    if (args[0] == "help") return help_command(rest);
     throw ConfigError("command: '" + args[0] +
                       "' is not a colltune command; allowed: run sweep report compare tune noise "
-                      "verify health history import push topo");
+                      "verify health history import push topo help");
   } catch (const ConfigError& e) {
     // Every rank sees the same bad input; one line from rank 0, and a clean exit everywhere.
     // Print before MPI_Finalize: once a peer has finalized and exited, mpirun may kill rank 0.

@@ -16,6 +16,7 @@
 
 #include "apps/help_format.hpp"
 #include "core/ascii_case.hpp"
+#include "core/environment.hpp"
 #include "core/errors.hpp"
 #include "core/host_name.hpp"
 #include "core/regular_file.hpp"
@@ -36,12 +37,6 @@ struct HealthArgs {
   std::string spec_path, hosts, hostfile, json_path, drain_path, results_root = "results";
   std::string large = "1M";
 };
-
-std::string self_path() {
-  std::error_code ec;
-  const auto exe = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string("colltune") : exe.string();
-}
 
 std::vector<std::string> split_hosts(const std::string& text) {
   std::vector<std::string> out;
@@ -187,8 +182,11 @@ int health_command(const std::vector<std::string>& args) {
       ->check(CLI::Range(1, 256));
   std::string alone = "auto";
   app.add_option("--alone", alone,
-                 "stage 1, each node alone: on, off, or auto (default: on up to 64 nodes; it "
-                 "takes a launch per node and pass)");
+                 "stage 1, each node alone: on, off, or auto (default: on; with a launch per "
+                 "node, on up to 64 nodes)");
+  app.add_option("--alone-launch", o.alone_launch,
+                 "stage 1's launches: one (every node at once, each its own communicator; "
+                 "default with --backend mpi) or per-node (one after another; NCCL's)");
   int node_ranks = 0;
   app.add_option("--node-ranks", node_ranks,
                  "stage 1's ranks on each node alone (default: --ranks-per-node, at least 2 with "
@@ -213,8 +211,15 @@ int health_command(const std::vector<std::string>& args) {
   app.add_option("--min-effect", o.rule.min_effect,
                  "the least slowdown called slow, as a fraction (default 0.15)")
       ->check(CLI::Range(0.01, 0.9));
+  app.add_option(
+      "--confirm", o.confirm,
+      "pair what the first passes found slow or failed again before naming it: on or off "
+      "(default on)");
   app.add_option("--matchings", o.matchings, "random perfect matchings beyond 32 nodes (default 3)")
       ->check(CLI::Range(1, 64));
+  app.add_option("--seed", o.seed,
+                 "the matchings' seed: the same seed draws the same pairs (default 1); another "
+                 "seed measures other links");
   app.add_option("--json", a.json_path, "nodes, pairs, stages, figures and verdicts");
   app.add_option("--drain", a.drain_path, "one scontrol update line per bad node");
   app.add_option("--results", a.results_root, "where the check's store goes (default results)");
@@ -279,11 +284,27 @@ int health_command(const std::vector<std::string>& args) {
     }
   }
   check_hosts(o.hosts, from);
+  if (o.confirm != "on" && o.confirm != "off") {
+    throw ConfigError(fmt::format("--confirm: '{}' is not allowed; allowed: on off", o.confirm));
+  }
   if (alone != "auto" && alone != "on" && alone != "off") {
     throw ConfigError(fmt::format("--alone: '{}' is not allowed; allowed: auto on off", alone));
   }
+  if (o.alone_launch != "one" && o.alone_launch != "per-node") {
+    throw ConfigError(
+        fmt::format("--alone-launch: '{}' is not allowed; allowed: one per-node", o.alone_launch));
+  }
+  if (o.alone_launch == "one" && o.backend != "mpi") {
+    if (app.count("--alone-launch") > 0) {
+      throw ConfigError(fmt::format(
+          "--alone-launch: one is not possible with --backend {} (no per-host NCCL communicator "
+          "yet); allowed: per-node",
+          o.backend));
+    }
+    o.alone_launch = "per-node";
+  }
   o.alone = alone == "off" ? "--alone off"
-            : alone == "auto" && o.hosts.size() > kAloneAutoMaxNodes
+            : alone == "auto" && o.alone_launch == "per-node" && o.hosts.size() > kAloneAutoMaxNodes
                 ? fmt::format("{} nodes: --alone auto runs it up to {}, a launch per node and pass",
                               o.hosts.size(), kAloneAutoMaxNodes)
                 : "on";
@@ -309,7 +330,7 @@ int health_command(const std::vector<std::string>& args) {
   if (!a.json_path.empty()) check_output_path("--json", a.json_path);
   if (!a.drain_path.empty()) check_output_path("--drain", a.drain_path);
   check_output_directory("--results", a.results_root);
-  o.colltune_path = o.spec.colltune_path.empty() ? self_path() : o.spec.colltune_path;
+  o.colltune_path = o.spec.colltune_path.empty() ? own_executable_path() : o.spec.colltune_path;
   o.colltune_version = fmt::format("{} ({})", COLLTUNE_VERSION, COLLTUNE_GIT_REVISION);
   o.store_dir = a.results_root + "/" + new_sweep_id("health", a.results_root);
   std::fprintf(stderr, "colltune health: %zu nodes, %zu rounds of pairs x %d passes; store %s\n",

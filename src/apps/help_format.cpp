@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "apps/help_topics.hpp"
 #include "core/errors.hpp"
 
 namespace colltune {
@@ -80,6 +81,9 @@ class ColltuneFormatter : public CLI::Formatter {
     }
     std::string help = wrap(app->get_description(), 0, 0) + "\n\n" + usage + "\n\n" + rows;
     if (!exit_codes_.empty()) help += "\n" + wrap(exit_codes_, 0, 0) + "\n";
+    const std::string name = app->get_name();
+    const std::string more = read_more_line(name.substr(name.rfind(' ') + 1));
+    if (!more.empty()) help += "\n" + more + "\n";
     return help;
   }
 

@@ -7,13 +7,16 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <memory>
 
 #include "apps/help_format.hpp"
 #include "core/errors.hpp"
 #include "core/timestamp.hpp"
 #include "report/escape.hpp"
+#include "report/health_metrics.hpp"
 #include "report/tune.hpp"
+#include "store/health_file.hpp"
 #include "store/results.hpp"
 
 namespace colltune {
@@ -97,7 +100,9 @@ int push_command(const std::vector<std::string>& args) {
                     "Exit codes: 0 pushed; 3 not pushed (refused, timed out, or the gateway "
                     "answered an error; the store is only read); 2 bad input.");
   std::string input, gateway, job = "colltune", timeout = "10";
-  app.add_option("results", input, "a sweep store, a run's JSONL, nccl-tests or OSU output")
+  app.add_option("results", input,
+                 "a sweep or health store (with health.json: a gauge per node too), a run's "
+                 "JSONL, nccl-tests or OSU output")
       ->required();
   app.add_option("--gateway", gateway, "the Pushgateway's URL, like http://pushgateway:9091")
       ->required()
@@ -138,6 +143,10 @@ int push_command(const std::vector<std::string>& args) {
       "# TYPE colltune_run_start_time_seconds gauge\n# HELP colltune_run_start_time_seconds When "
       "the run began, in seconds since 1970.\ncolltune_run_start_time_seconds {}\n",
       *started);
+  // A health store: its verdicts too, a gauge per node, beside the figures.
+  const std::filesystem::path health_path = std::filesystem::path(input) / "health.json";
+  const bool health = std::filesystem::is_regular_file(health_path);
+  if (health) body += health_openmetrics(read_health_file(health_path.string()));
   const std::string url = base + "/metrics" + label_path("job", job) + label_path("host", host);
   curl_global_init(CURL_GLOBAL_DEFAULT);
   const std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> curl(curl_easy_init(),
@@ -177,7 +186,8 @@ int push_command(const std::vector<std::string>& args) {
   std::size_t figures = 0;  // sample lines: every line but the # comments
   for (std::size_t at = 0; at < body.size(); at = body.find('\n', at) + 1)
     figures += body[at] != '#';
-  fmt::print("push: {} figures of {} to {} (job {}, host {})\n", figures, control_escaped(d.source),
+  fmt::print("push: {} figures{} of {} to {} (job {}, host {})\n", figures,
+             health ? " and health verdicts" : "", control_escaped(d.source),
              without_credentials(base), control_escaped(job), control_escaped(host));
   return 0;
 }

@@ -12,6 +12,7 @@
 #include <optional>
 #include <thread>
 
+#include "apps/help_topics.hpp"
 #include "apps/run_context.hpp"
 #include "backends/registry.hpp"
 #include "core/errors.hpp"
@@ -84,7 +85,8 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
   if (under_launcher()) launched_world = std::make_unique<MpiWorld>(argc, argv, true, tool);
   const RunOptions options = parse_run_options(args);
   if (options.help) {
-    if (launcher_rank() == 0) std::fputs(run_help().c_str(), stdout);
+    if (launcher_rank() == 0)
+      std::fputs((run_help() + "\n" + read_more_line("run") + "\n").c_str(), stdout);
     return 0;
   }
   const auto backends = built_backends();
@@ -101,7 +103,19 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
   }
   MpiWorld& world = launched_world ? *launched_world : *solo_world;
   // Ranks of the measured communicator: -g GPUs per process on a GPU backend.
-  const int nranks = world.size() * options.backend_options.gpus;
+  int nranks = world.size() * options.backend_options.gpus;
+  if (options.backend_options.split_by_host) {
+    const HostGroups groups = host_groups(world);
+    const auto [fewest, most] =
+        std::minmax_element(groups.ranks_per_host.begin(), groups.ranks_per_host.end());
+    if (*fewest != *most) {
+      throw ConfigError(fmt::format(
+          "--split: host needs the same rank count on every host; this job has {} to {} ranks "
+          "on its {} hosts; allowed: an even placement (--map-by ppr:N:node, -ppn N)",
+          *fewest, *most, groups.ranks_per_host.size()));
+    }
+    nranks = *most;
+  }
   check_against_world(options, nranks);
   const RunPlan run_plan = plan_run(options, nranks);
   const std::vector<Collective>& plan = run_plan.ops;

@@ -12,11 +12,13 @@
 #include <map>
 #include <set>
 
+#include "backends/registry.hpp"
 #include "core/cpulist.hpp"
 #include "core/environment.hpp"
 #include "core/mpi_family.hpp"
 #include "core/placement_check.hpp"
 #include "core/timestamp.hpp"
+#include "knobs/knob_scope.hpp"
 #include "topo/ceilings.hpp"
 #include "topo/gpu_probe.hpp"
 #include "topo/infiniband.hpp"
@@ -220,6 +222,15 @@ RunContext gather_context(const MpiWorld& world, const Communicator& comm,
         "them; bind them (mpirun --bind-to core, or --bind-to core:overload-allowed with more "
         "ranks than cores)",
         fmt::join(floating, ",")));
+  }
+  if (c.backend == "mpi") {
+    // A forced coll/tuned algorithm is moot where another component serves the collective.
+    std::vector<std::string> knobs;
+    for (const auto& [name, value] : allowed_environment(environ)) knobs.push_back(name);
+    for (const auto& setting : options.interleaved)
+      for (const auto& [name, value] : setting) knobs.push_back(name);
+    for (auto& w : moot_tuned_algorithm_warnings(mpi_coll_components_here(), knobs))
+      c.warnings.push_back(std::move(w));
   }
   c.timing = options.policy.timing;
   c.span = options.policy.span;

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "apps/default_spec.hpp"
+#include "apps/help_topics.hpp"
 #include "apps/topo_command.hpp"
 #include "backends/registry.hpp"
 #include "core/environment.hpp"
@@ -20,6 +21,7 @@
 #include "sweep/expand.hpp"
 #include "sweep/groups.hpp"
 #include "sweep/launch.hpp"
+#include "sweep/mpi_axis.hpp"
 #include "sweep/mpi_knobs.hpp"
 #include "sweep/preflight.hpp"
 #include "sweep/spec.hpp"
@@ -64,12 +66,6 @@ SweepArgs parse_sweep_args(const std::vector<std::string>& args) {
     throw ConfigError(fmt::format("{}; see colltune sweep --help", e.what()));
   }
   return a;
-}
-
-std::string self_path() {
-  std::error_code ec;
-  const auto path = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string("colltune") : path.string();
 }
 
 void print_dry_run(const SweepSpec& spec, const std::vector<Point>& points,
@@ -172,7 +168,7 @@ Exit codes: 0 every launch done; 3 some failed or timed out (recorded in the man
 int sweep_command(const std::vector<std::string>& args) {
   const SweepArgs a = parse_sweep_args(args);
   if (a.help) {
-    std::fputs(sweep_help().c_str(), stdout);
+    std::fputs((sweep_help() + "\n" + read_more_line("sweep") + "\n").c_str(), stdout);
     return 0;
   }
   const bool builtin = a.spec_path.empty() && a.resume_dir.empty();
@@ -220,8 +216,6 @@ int sweep_command(const std::vector<std::string>& args) {
   }
   SweepSpec spec = parse_spec(text, source);
   resolve_dialect(spec, source);  // asks mpirun/mpiexec --version unless mpi_family names it
-  check_launcher_args(spec, source);
-  check_knob_family(spec, source);
   std::vector<Point> points;
   try {
     points = expand(spec, a.max_points);
@@ -245,8 +239,24 @@ int sweep_command(const std::vector<std::string>& args) {
       throw ConfigError(fmt::format("{}: benchmark: {}", source, e.what()));
     }
   }
-  const std::string colltune = spec.colltune_path.empty() ? self_path() : spec.colltune_path;
-  check_mpi_algorithm_knobs(spec, source, colltune);  // the MPI's own values, before any launch
+  const std::string colltune =
+      spec.colltune_path.empty() ? own_executable_path() : spec.colltune_path;
+  // Each MPI judged on what its own points give it (the `mpi` axis: several; else the spec's).
+  const auto where_of = [&](const std::string& mpi) {
+    return mpi.empty() ? source : fmt::format("{} (points under {})", source, mpi);
+  };
+  for (auto& [mpi, view] : specs_by_mpi(spec, points)) {
+    const std::string where = where_of(mpi);
+    check_launcher_args(view, where);
+    check_knob_family(view, where);
+    // The MPI's own algorithm values, before any launch.
+    check_mpi_algorithm_knobs(view, where,
+                              view.colltune_path.empty() ? colltune : view.colltune_path);
+    for (const std::string& note : view.notes) {
+      if (std::find(spec.notes.begin(), spec.notes.end(), note) == spec.notes.end())
+        spec.notes.push_back(note);
+    }
+  }
   for (const Point& p : points) build_launch(spec, p, colltune, "check.jsonl");  // throws early
   if (!spec.interleave.empty()) {
     // The settings a group passes must pass `colltune run` as well (at most 64 per launch).
@@ -301,7 +311,10 @@ int sweep_command(const std::vector<std::string>& args) {
   plan.resume = !a.resume_dir.empty();
   // Before measuring ceilings, creating the store, or spending an allocation on launches that
   // would all fail alike.
-  preflight(spec, source, colltune, plan.resume ? "" : a.results_root);
+  for (const auto& [mpi, view] : specs_by_mpi(spec, points)) {
+    preflight(view, where_of(mpi), view.colltune_path.empty() ? colltune : view.colltune_path,
+              plan.resume ? "" : a.results_root);
+  }
   if (!plan.resume) plan.ceilings_json = host_ceilings_json();
   plan.store_dir =
       plan.resume ? a.resume_dir

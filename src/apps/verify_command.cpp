@@ -16,6 +16,7 @@
 
 #include "apps/help_format.hpp"
 #include "apps/sweep_command.hpp"
+#include "core/environment.hpp"
 #include "core/errors.hpp"
 #include "report/tuned_read.hpp"
 #include "report/verify.hpp"
@@ -33,10 +34,15 @@ struct VerifyArgs {
   bool help = false;
 };
 
-std::string self_dir() {
+// colltune's NCCL tuner plugin: beside colltune in a build tree, in <prefix>/lib in an install
+// (cmake --install, the .deb).
+std::string plugin_path() {
   std::error_code ec;
-  const auto exe = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string(".") : exe.parent_path().string();
+  const fs::path exe = own_executable_path();
+  const fs::path dir = exe.is_absolute() ? exe.parent_path() : fs::path(".");
+  const fs::path beside = dir / "libnccl-tuner-colltune.so";
+  if (fs::is_regular_file(beside, ec)) return beside.string();
+  return (dir / ".." / "lib" / "libnccl-tuner-colltune.so").lexically_normal().string();
 }
 
 const char* launcher_name(LauncherKind k) {
@@ -110,8 +116,9 @@ void check_plugin_launch(const VerifyArgs& a, const TunedFile& f) {
   std::error_code ec;
   if (!fs::is_regular_file(plugin, ec)) {
     throw ConfigError(fmt::format(
-        "verify: {}: not there; colltune's NCCL tuner plugin is built and installed beside "
-        "colltune; allowed: a colltune build or install that has libnccl-tuner-colltune.so",
+        "verify: {}: not there; colltune's NCCL tuner plugin is built beside colltune and "
+        "installed in <prefix>/lib; allowed: a colltune build or install that has "
+        "libnccl-tuner-colltune.so",
         plugin));
   }
   std::size_t hosts = 1;  // without --spec the launches run on this host
@@ -180,7 +187,7 @@ int verify_command(const std::vector<std::string>& args) {
                  "the file covers (default all of them)");
   app.add_option("--results", a.results_root, "where the measuring sweep's store goes");
   if (parse_or_help(app, args, "verify")) return 0;
-  TunedFile f = read_tuned_file(a.tuned, self_dir() + "/libnccl-tuner-colltune.so");
+  TunedFile f = read_tuned_file(a.tuned, plugin_path());
   if (f.kind == TunedKind::kNcclPlugin) check_plugin_launch(a, f);
   std::set<int> ranks;
   std::set<std::string> covered;

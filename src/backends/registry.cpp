@@ -6,6 +6,7 @@
 #ifdef COLLTUNE_HAVE_MPI
 #include "backends/mpi/mpi_communicator.hpp"
 #include "backends/mpi/mpi_tool_knobs.hpp"
+#include "backends/mpi/ompi_coll_components.hpp"
 #endif
 #ifdef COLLTUNE_HAVE_NCCL
 #include "backends/nccl/device_memory.hpp"
@@ -63,6 +64,14 @@ std::string mpi_library_file_here() {
   return mpi_library_file();
 #else
   return "";
+#endif
+}
+
+std::map<std::string, std::string> mpi_coll_components_here() {
+#ifdef COLLTUNE_HAVE_MPI
+  return ompi_coll_components(MPI_COMM_WORLD);
+#else
+  return {};
 #endif
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // Backend name -> Communicator; the only place that knows which backends were built.
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,5 +30,11 @@ std::vector<AlgorithmKnob> offered_mpi_algorithms();
 // The shared library this binary's MPI is (libmpich.so...): "" in a binary without MPI, or one
 // linked statically.
 std::string mpi_library_file_here();
+
+// Open MPI: which coll component serves each blocking collective on MPI_COMM_WORLD (collective
+// -> "tuned", "han", ...), asked of the library (backends/mpi/ompi_coll_components.hpp). Empty
+// under another MPI, without MPI, or where the library's table is not found. Any rank, after
+// MPI_Init.
+std::map<std::string, std::string> mpi_coll_components_here();
 
 }  // namespace colltune

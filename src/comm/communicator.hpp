@@ -50,6 +50,9 @@ struct BackendOptions {
   // through MPI_T before it is created, MPIR_CVAR_ ones (MPICH) before each of its calls; NCCL:
   // NCCL_ALGO / NCCL_PROTO set in the environment around the init.
   std::map<std::string, std::string> in_process_knobs;
+  // --split host: one communicator per host, of that host's ranks, every host measuring alone at
+  // the same time (colltune health's stage 1 in one launch). MPI only.
+  bool split_by_host = false;
 };
 
 struct DeviceInfo {

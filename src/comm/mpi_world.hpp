@@ -1,6 +1,7 @@
 #pragma once
 // MPI bootstrap and the few world-wide operations the runner needs; mpi.h stays in the .cpp.
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -61,5 +62,35 @@ class MpiWorld {
   std::string host_;
   bool solo_ = false;
 };
+
+// The job's processes grouped by host name, hosts in order of first appearance.
+struct HostGroups {
+  int host = 0;          // this process's host: an index into ranks_per_host
+  int rank_in_host = 0;  // this process among its host's, in world rank order
+  std::vector<int> ranks_per_host;
+};
+
+// Collective: every rank calls it. The same host names as the records' placement, so a split by
+// host and health's reading of it agree on what a node is.
+inline HostGroups host_groups(const MpiWorld& world) {
+  const std::vector<std::string> hosts = world.all_gather(world.host());
+  std::vector<std::string> seen;
+  HostGroups g;
+  for (std::size_t r = 0; r < hosts.size(); ++r) {
+    auto it = std::find(seen.begin(), seen.end(), hosts[r]);
+    if (it == seen.end()) {
+      seen.push_back(hosts[r]);
+      g.ranks_per_host.push_back(0);
+      it = seen.end() - 1;
+    }
+    const int index = static_cast<int>(it - seen.begin());
+    if (static_cast<int>(r) == world.rank()) {
+      g.host = index;
+      g.rank_in_host = g.ranks_per_host[static_cast<std::size_t>(index)];
+    }
+    ++g.ranks_per_host[static_cast<std::size_t>(index)];
+  }
+  return g;
+}
 
 }  // namespace colltune

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <filesystem>
 
 #include "core/ascii_case.hpp"
 
@@ -57,6 +58,12 @@ std::map<std::string, std::string> allowed_environment(const char* const* envp) 
     out[std::string(key)] = is_secret_variable(key) ? kRedacted : std::string(entry.substr(eq + 1));
   }
   return out;
+}
+
+std::string own_executable_path() {
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("colltune") : exe.string();
 }
 
 }  // namespace colltune

@@ -28,4 +28,8 @@ bool is_secret_variable(std::string_view name);
 // "--mca NAME" / "-mca NAME" / "--gmca NAME"; every other word is kept.
 std::vector<std::string> redact_words(const std::vector<std::string>& words);
 
+// This process's executable (/proc/self/exe), absolute; "colltune" where it cannot be read, so a
+// launch then finds colltune on PATH.
+std::string own_executable_path();
+
 }  // namespace colltune

@@ -34,6 +34,42 @@ void add_alone_figures(std::vector<AloneFigures>& alone, int node,
   for (const auto& [metric, gbps] : slowest_gbps) f->launches[metric].push_back({1 / gbps});
 }
 
+void add_split_alone_figures(std::vector<AloneFigures>& alone, const std::vector<int>& rank_nodes,
+                             const std::vector<std::string>& rank_hosts,
+                             const std::vector<Record>& records,
+                             const std::vector<CopyCeiling>& ceilings, std::uint64_t small_bytes) {
+  std::vector<int> nodes;
+  for (const int n : rank_nodes) {
+    if (n >= 0 && std::find(nodes.begin(), nodes.end(), n) == nodes.end()) nodes.push_back(n);
+  }
+  for (const int node : nodes) {
+    std::vector<Record> own;
+    for (const Record& r : records) {
+      if (r.skipped || r.rank_samples_seconds.size() != rank_nodes.size()) continue;
+      Record mine = r;
+      mine.rank_samples_seconds.clear();
+      mine.samples_seconds.assign(r.samples_seconds.size(), 0.0);
+      for (std::size_t rank = 0; rank < rank_nodes.size(); ++rank) {
+        if (rank_nodes[rank] != node) continue;
+        const std::vector<double>& samples = r.rank_samples_seconds[rank];
+        for (std::size_t i = 0; i < samples.size() && i < mine.samples_seconds.size(); ++i)
+          mine.samples_seconds[i] = std::max(mine.samples_seconds[i], samples[i]);
+      }
+      own.push_back(std::move(mine));
+    }
+    std::vector<CopyCeiling> node_ceilings;
+    for (const CopyCeiling& c : ceilings) {
+      for (std::size_t rank = 0; rank < rank_nodes.size() && rank < rank_hosts.size(); ++rank) {
+        if (rank_nodes[rank] == node && rank_hosts[rank] == c.host) {
+          node_ceilings.push_back(c);
+          break;
+        }
+      }
+    }
+    add_alone_figures(alone, node, own, node_ceilings, small_bytes);
+  }
+}
+
 std::vector<AloneVerdict> judge_alone(const std::vector<AloneFigures>& alone,
                                       const HealthRule& rule, std::vector<std::string>& notes) {
   std::set<std::string> metrics;

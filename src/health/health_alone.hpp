@@ -19,6 +19,15 @@ void add_alone_figures(std::vector<AloneFigures>& alone, int node,
                        const std::vector<Record>& records, const std::vector<CopyCeiling>& ceilings,
                        std::uint64_t small_bytes);
 
+// Adds one stage-1 launch of several nodes at once (colltune run --split host): a node's sample
+// is the slowest of its own ranks' (rank_samples_seconds, in the order of `rank_nodes`), its
+// memcpy figures those of its host (`rank_hosts`, the same order) among `ceilings`. A record
+// whose per-rank samples do not cover every rank adds nothing: no node's own figure is in it.
+void add_split_alone_figures(std::vector<AloneFigures>& alone, const std::vector<int>& rank_nodes,
+                             const std::vector<std::string>& rank_hosts,
+                             const std::vector<Record>& records,
+                             const std::vector<CopyCeiling>& ceilings, std::uint64_t small_bytes);
+
 // Per metric: a node's figure is the mean log of its launch medians, the fleet's the median of
 // the nodes', the noise the pooled launch sd within nodes. A node is slow alone where it is at
 // least rule.min_effect slower than the fleet, beyond kOutlierZ robust sds of the nodes'

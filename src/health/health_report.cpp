@@ -33,14 +33,27 @@ const AloneVerdict* alone_of(const HealthResult& r, int node) {
   return nullptr;
 }
 
-std::string node_reason(const HealthResult& r, const NodeVerdict& v) {
-  if (v.verdict == HealthVerdict::kSlow && v.slow_alone) {
-    return fmt::format("slow alone: {} over {} launches ({})", ratio_text(v.worst),
-                       v.worst.launches, p_text(v.worst));
+// "; confirmed: slow in 3 of 3 fresh pairs": what the confirmation pass saw of a suspect.
+std::string confirmation_text(const NodeVerdict& v) {
+  if (v.confirm_slow < 0) return "";
+  const char* word = v.verdict == HealthVerdict::kNotConfirmed ? "not confirmed" : "confirmed";
+  if (v.slow_alone) {
+    return fmt::format("; {}: slow alone again in {} of {} fresh runs", word, v.confirm_slow,
+                       v.confirm_judged);
   }
-  if (v.verdict == HealthVerdict::kSlow) {
-    return fmt::format("slow: {} in {} of {} pairs ({})", ratio_text(v.worst), v.slow_pairs,
-                       v.judged_pairs, p_text(v.worst));
+  return fmt::format("; {}: slow in {} of {} fresh pairs", word, v.confirm_slow, v.confirm_judged);
+}
+
+std::string node_reason(const HealthResult& r, const NodeVerdict& v) {
+  if (v.failed_first) return fmt::format("{}: {}", name(v.verdict), v.reason);
+  if ((v.verdict == HealthVerdict::kSlow || v.verdict == HealthVerdict::kNotConfirmed) &&
+      v.slow_alone) {
+    return fmt::format("{} alone: {} over {} launches ({}){}", name(v.verdict), ratio_text(v.worst),
+                       v.worst.launches, p_text(v.worst), confirmation_text(v));
+  }
+  if (v.verdict == HealthVerdict::kSlow || v.verdict == HealthVerdict::kNotConfirmed) {
+    return fmt::format("{}: {} in {} of {} pairs ({}){}", name(v.verdict), ratio_text(v.worst),
+                       v.slow_pairs, v.judged_pairs, p_text(v.worst), confirmation_text(v));
   }
   if (v.verdict == HealthVerdict::kFailed || v.verdict == HealthVerdict::kUnreachable)
     return fmt::format("{}: {}", name(v.verdict), v.reason);
@@ -53,18 +66,19 @@ bool is_bad(HealthVerdict v) {
          v == HealthVerdict::kUnreachable;
 }
 
+// A node the confirmation pass cleared is fine: a slow pair of it is its link's doing.
+bool fine(HealthVerdict v) { return v == HealthVerdict::kOk || v == HealthVerdict::kNotConfirmed; }
+
 bool link_fault(const HealthResult& r, const PairVerdict& p) {
   const auto& nodes = r.judgement.nodes;
-  return is_bad(p.verdict) &&
-         nodes[static_cast<std::size_t>(p.pair.first)].verdict == HealthVerdict::kOk &&
-         nodes[static_cast<std::size_t>(p.pair.second)].verdict == HealthVerdict::kOk;
+  return is_bad(p.verdict) && fine(nodes[static_cast<std::size_t>(p.pair.first)].verdict) &&
+         fine(nodes[static_cast<std::size_t>(p.pair.second)].verdict);
 }
 
 int judged_nodes(const HealthResult& r) {
-  return static_cast<int>(
-      std::count_if(r.judgement.nodes.begin(), r.judgement.nodes.end(), [](const NodeVerdict& v) {
-        return v.verdict == HealthVerdict::kOk || v.verdict == HealthVerdict::kSlow;
-      }));
+  return static_cast<int>(std::count_if(
+      r.judgement.nodes.begin(), r.judgement.nodes.end(),
+      [](const NodeVerdict& v) { return fine(v.verdict) || v.verdict == HealthVerdict::kSlow; }));
 }
 
 }  // namespace
@@ -72,6 +86,8 @@ int judged_nodes(const HealthResult& r) {
 int health_exit_code(const HealthResult& r) {
   // Launches failing alike at once fail for the check's own setup, not for the nodes they ran on.
   if (!r.stopped.empty()) return kHealthCouldNotCheck;
+  // A suspect that cannot be paired again is neither named nor cleared.
+  if (!r.unconfirmable.empty()) return kHealthCouldNotCheck;
   bool bad = std::any_of(r.judgement.nodes.begin(), r.judgement.nodes.end(),
                          [](const NodeVerdict& v) { return is_bad(v.verdict); });
   bad = bad || std::any_of(r.judgement.pairs.begin(), r.judgement.pairs.end(),
@@ -110,8 +126,9 @@ std::string health_text(const HealthResult& r, const HealthRule& rule) {
   }
   const std::size_t n = r.input.nodes.size();
   const int code = health_exit_code(r);
-  if (!r.stopped.empty()) {
-    out += fmt::format("colltune health: could not check: {}\n", r.stopped);
+  if (!r.stopped.empty() || !r.unconfirmable.empty()) {
+    out += fmt::format("colltune health: could not check: {}\n",
+                       r.stopped.empty() ? "cannot confirm: " + r.unconfirmable : r.stopped);
     bad.clear();
   } else if (code == kHealthAllOk) {
     out += fmt::format("colltune health: all {} nodes ok ({} pairs measured)\n", n,
@@ -150,11 +167,12 @@ std::string health_text(const HealthResult& r, const HealthRule& rule) {
   out += fmt::format("  {:<24} {:<12} {}\n", "node", "verdict", "evidence");
   for (const NodeVerdict& v : r.judgement.nodes) {
     std::string evidence = v.judged_pairs > 0 && !v.slow_alone
-                               ? fmt::format("{}, slow in {} of {} pairs", ratio_text(v.worst),
-                                             v.slow_pairs, v.judged_pairs)
+                               ? fmt::format("{}, slow in {} of {} pairs{}", ratio_text(v.worst),
+                                             v.slow_pairs, v.judged_pairs, confirmation_text(v))
                                : v.reason;
     if (v.slow_alone) evidence = node_reason(r, v);
-    if (is_bad(v.verdict) && v.verdict != HealthVerdict::kSlow) evidence = v.reason;
+    if ((is_bad(v.verdict) && v.verdict != HealthVerdict::kSlow) || v.failed_first)
+      evidence = v.reason;
     if (v.link_only) evidence += "; a link of it is bad";
     if (const auto it = r.port_findings.find(v.node); it != r.port_findings.end()) {
       for (const std::string& f : it->second) evidence += "; port " + f;
@@ -223,6 +241,7 @@ nlohmann::json health_json(const HealthResult& r, const HealthRule& rule) {
       {"launches", r.launches},
       {"budget_spent", r.budget_spent},
       {"stopped", r.stopped},
+      {"unconfirmable", r.unconfirmable},
       {"stages", r.stages},
       {"events", r.events},
       {"fleet_seconds", r.judgement.fleet_seconds},
@@ -242,6 +261,9 @@ nlohmann::json health_json(const HealthResult& r, const HealthRule& rule) {
                          : nlohmann::json(nullptr)},
          {"slow_pairs", v.slow_pairs},
          {"judged_pairs", v.judged_pairs},
+         {"confirmation", v.confirm_slow < 0 ? nlohmann::json(nullptr)
+                                             : nlohmann::json{{"slow", v.confirm_slow},
+                                                              {"judged", v.confirm_judged}}},
          {"evidence", evidence(v.worst)},
          {"reason", v.reason},
          {"bad_link", v.link_only},
@@ -252,12 +274,15 @@ nlohmann::json health_json(const HealthResult& r, const HealthRule& rule) {
   }
   j["pairs"] = nlohmann::json::array();
   for (const PairVerdict& p : r.judgement.pairs) {
-    j["pairs"].push_back({{"nodes", {host(r, p.pair.first), host(r, p.pair.second)}},
-                          {"verdict", name(p.verdict)},
-                          {"undecided", p.undecided},
-                          {"link_fault", link_fault(r, p)},
-                          {"evidence", evidence(p.worst)},
-                          {"reason", p.reason}});
+    j["pairs"].push_back(
+        {{"nodes", {host(r, p.pair.first), host(r, p.pair.second)}},
+         {"verdict", name(p.verdict)},
+         {"undecided", p.undecided},
+         {"link_fault", link_fault(r, p)},
+         {"confirmation",
+          p.confirm_verdict ? nlohmann::json(name(*p.confirm_verdict)) : nlohmann::json(nullptr)},
+         {"evidence", evidence(p.worst)},
+         {"reason", p.reason}});
   }
   j["together"] = nlohmann::json::array();
   for (const TogetherFigure& t : r.together) {

@@ -14,7 +14,8 @@
 
 namespace colltune {
 
-// Above this many nodes, stage 1 (a launch per node and pass) runs only when asked for.
+// Above this many nodes, stage 1 launched a node at a time (--alone-launch per-node, and NCCL,
+// which has no per-host split yet) runs only when asked for: a launch per node and pass.
 inline constexpr std::size_t kAloneAutoMaxNodes = 64;
 
 struct HealthOptions {
@@ -22,8 +23,11 @@ struct HealthOptions {
   SweepSpec spec;                  // its launch keys: launcher, launcher_args, env
   std::string backend = "mpi";
   int ranks_per_node = 1;
-  int node_ranks = 2;                   // stage 1's ranks on each node (its GPUs, on NCCL)
-  std::string alone = "on";             // stage 1: "on", or why it does not run
+  int node_ranks = 2;        // stage 1's ranks on each node (its GPUs, on NCCL)
+  std::string alone = "on";  // stage 1: "on", or why it does not run
+  // Stage 1's launches: "one" (every node at once, a communicator per node: colltune run
+  // --split host) or "per-node" (one after another).
+  std::string alone_launch = "one";
   std::string bind_to;                  // empty: the launcher's default
   std::uint64_t small_bytes = 8;        // pingpong latency
   std::uint64_t large_bytes = 1 << 20;  // bw and bibw, and the all-nodes collectives
@@ -33,6 +37,7 @@ struct HealthOptions {
   double budget_seconds = 900;          // the whole check, wall clock
   double launch_timeout_seconds = 60;   // one launch; a hang is ended and named at this
   int matchings = 3;                    // beyond kAllPairsMaxNodes nodes
+  std::string confirm = "on";           // "off": name on the first passes alone
   std::uint64_t seed = 1;
   HealthRule rule;
   std::string store_dir;  // made fresh
@@ -50,7 +55,8 @@ struct HealthResult {
   std::vector<std::string> events;  // failures as they happened, with the culprit
   bool budget_spent = false;
   bool interrupted = false;
-  std::string stopped;  // why the check stopped early: its first launches all failed alike
+  std::string stopped;        // why the check stopped early: its first launches all failed alike
+  std::string unconfirmable;  // why a suspect could not be paired again (no node judged ok)
   int launches = 0;
   double seconds = 0;
 };

@@ -32,6 +32,8 @@ std::string_view name(HealthVerdict v) {
       return "unreachable";
     case HealthVerdict::kNotJudged:
       return "not judged";
+    case HealthVerdict::kNotConfirmed:
+      return "not confirmed";
   }
   return "?";
 }

@@ -3,6 +3,7 @@
 // launches as the unit (docs/health.md states the rule and its false-alarm rate). Pure functions.
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,7 +14,8 @@
 
 namespace colltune {
 
-enum class HealthVerdict { kOk, kSlow, kFailed, kUnreachable, kNotJudged };
+// kNotConfirmed: the first passes found it slow, the confirmation pass did not (not named).
+enum class HealthVerdict { kOk, kSlow, kFailed, kUnreachable, kNotJudged, kNotConfirmed };
 std::string_view name(HealthVerdict v);
 
 // One measured pair: per metric ("latency", "bw", "bibw"), its launches' samples in seconds of
@@ -54,7 +56,8 @@ struct PairVerdict {
   HealthVerdict verdict = HealthVerdict::kOk;
   bool undecided = false;  // below the effect floor but not significant: more launches help
   Evidence worst;
-  std::string reason;  // failed pairs: what happened
+  std::string reason;                            // failed pairs: what happened
+  std::optional<HealthVerdict> confirm_verdict;  // a suspect link measured again: its verdict
 };
 
 // A node on its own (stage 1), against every other node on its own.
@@ -73,6 +76,11 @@ struct NodeVerdict {
   Evidence worst;
   std::string reason;
   bool link_only = false;  // ok itself, but one of its links is slow or failed
+  // A suspect of the first passes measured again (health_confirm.hpp): of its fresh pairs (slow
+  // alone: its fresh stage-1 units), those slow and those judged; -1 where it was no suspect.
+  int confirm_slow = -1, confirm_judged = 0;
+  // Failed in the first passes and then ran in a fresh pair: "not confirmed", its reason both.
+  bool failed_first = false;
 };
 
 struct HealthJudgement {

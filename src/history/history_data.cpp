@@ -12,6 +12,7 @@
 
 #include "core/errors.hpp"
 #include "core/hash.hpp"
+#include "core/mpi_family.hpp"
 #include "core/parallel.hpp"
 #include "core/stats.hpp"
 #include "core/timestamp.hpp"
@@ -271,6 +272,13 @@ std::map<std::string, std::string> run_context(const HistoryRun& run, const std:
         std::pair{"backend_settings", "setting "}}) {
     if (!c.contains(group) || !c[group].is_object()) continue;
     for (const auto& [k, v] : c[group].items()) out[prefix + k] = text_of(v);
+  }
+  // The MPI as its family and version: MPICH's library text is 2 KB of configure lines.
+  if (const auto* versions = c.contains("library_versions") ? &c["library_versions"] : nullptr;
+      versions != nullptr && versions->is_object() && versions->contains("mpi") &&
+      (*versions)["mpi"].is_string()) {
+    if (const auto identity = identify_mpi_library((*versions)["mpi"].get<std::string>()))
+      out["mpi"] = identity->text();
   }
   out["hosts"] = fmt::format("{}", fmt::join(c.value("hosts", std::vector<std::string>{}), ","));
   std::vector<std::string> binding, gpus;

@@ -253,6 +253,7 @@ bool settings_affect(const std::map<std::string, std::string>& settings,
                      std::string_view collective, std::string_view backend) {
   auto changes = [&](const std::string& key, const std::string& value) {
     if (const RunFlagAxis* axis = run_flag_axis(key)) return axis->collective == collective;
+    if (key == kMpiAxis) return backend == "mpi";
     return is_env_key(key) && knob_affects(key, value, collective, backend);
   };
   for (const auto& [key, value] : settings) {
@@ -321,6 +322,27 @@ std::optional<std::string> mpi_algorithm_knob_collective(std::string_view knob) 
     return std::string();
   }
   return std::string(t->collective);
+}
+
+std::vector<std::string> moot_tuned_algorithm_warnings(
+    const std::map<std::string, std::string>& components, const std::vector<std::string>& knobs) {
+  std::vector<std::string> out;
+  for (const TunedCollective& tuned : tuned_collectives()) {
+    const std::string knob = fmt::format("OMPI_MCA_coll_tuned_{}_algorithm", tuned.mca);
+    if (std::find(knobs.begin(), knobs.end(), knob) == knobs.end()) continue;
+    const auto served = components.find(std::string(tuned.mca));
+    if (served == components.end() || served->second == "tuned") continue;
+    const std::string& other = served->second;
+    out.push_back(fmt::format(
+        "{} is served by Open MPI's coll/{} here, not coll/tuned (the library's own table, "
+        "MPI_COMM_WORLD): {} does not choose what runs{}; allowed: OMPI_MCA_coll=^{}, or "
+        "OMPI_MCA_coll_tuned_priority above coll/{}'s",
+        tuned.mca, other, knob,
+        other == "han" ? " (han runs coll/tuned on its own sub-communicators, where it may apply)"
+                       : "",
+        other, other));
+  }
+  return out;
 }
 
 }  // namespace colltune

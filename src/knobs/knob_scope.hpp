@@ -74,6 +74,13 @@ struct TunedCollective {
 };
 const std::vector<TunedCollective>& tuned_collectives();
 
+// One warning per coll_tuned forced algorithm among `knobs` (environment names) whose
+// collective another Open MPI component serves: `components` is collective (Open MPI's name,
+// "allreduce") -> component ("tuned", "han", "sm"), as the library's own table said in this
+// launch. The forced value then does not choose what runs.
+std::vector<std::string> moot_tuned_algorithm_warnings(
+    const std::map<std::string, std::string>& components, const std::vector<std::string>& knobs);
+
 // Open MPI's coll/tuned ignores forced algorithms and rules files unless this is 1 at launch
 // (read only during MPI_Init; read-only through MPI_T on 4.1).
 inline constexpr std::string_view kDynamicRulesKnob = "OMPI_MCA_coll_tuned_use_dynamic_rules";

@@ -276,7 +276,7 @@ const RunFlagAxis* run_flag_axis(std::string_view key) {
 }
 
 bool is_setting_key(const std::string& key) {
-  return is_env_key(key) || run_flag_axis(key) != nullptr;
+  return is_env_key(key) || run_flag_axis(key) != nullptr || key == kMpiAxis;
 }
 
 std::map<std::string, std::string> group_settings(const std::map<std::string, std::string>& s) {

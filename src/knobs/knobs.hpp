@@ -34,7 +34,12 @@ struct RunFlagAxis {
 };
 const std::vector<RunFlagAxis>& run_flag_axes();
 const RunFlagAxis* run_flag_axis(std::string_view key);  // nullptr when not one
-// An environment knob or a run-flag axis: what a point sets and its baseline leaves out.
+// The axis over MPI implementations (spec `mpis:`): compared as a knob is, since "which MPI"
+// is the question; it changes every collective of the MPI backend and none of NCCL's.
+inline constexpr std::string_view kMpiAxis = "mpi";
+
+// An environment knob, a run-flag axis or the `mpi` axis: what a point sets and its baseline
+// leaves out.
 bool is_setting_key(const std::string& key);
 
 // A point's settings without its knobs and run-flag axes (backend, np, placement): what the

@@ -13,6 +13,7 @@
 #include "report/analysis.hpp"
 #include "report/compare_side.hpp"
 #include "report/escape.hpp"
+#include "report/view.hpp"
 
 namespace colltune {
 namespace {
@@ -270,6 +271,11 @@ void compare_markdown(const std::vector<Comparison>& rows, const Dataset& base, 
       counts[Verdict::kRankMismatch],
       gaps > 0 && o.allow_incomplete ? "; allowed by --allow-incomplete" : "");
   if (compared_count(rows) == 0) md += "**" + nothing_compared_text(rows) + ".**\n\n";
+  // Another MPI is another library: a difference may be the MPI's, not the nodes'.
+  if (const std::string was = mpi_libraries(base), now = mpi_libraries(cand); was != now) {
+    md += fmt::format("**The MPI differs**: baseline {}, candidate {}.\n\n", markdown_escape(was),
+                      markdown_escape(now));
+  }
   if (min_base != SIZE_MAX) {
     md +=
         fmt::format("Launches per side: at least {} baseline, {} candidate. ", min_base, min_cand);

@@ -88,4 +88,13 @@ std::string first_of(const std::vector<std::string>& items, std::size_t shown) {
   return out;
 }
 
+std::string metric_label(std::string_view text) {
+  std::string out;
+  for (char ch : text) {
+    if (ch == '\\' || ch == '"') out += '\\';
+    out += ch == '\n' ? std::string("\\n") : std::string(1, ch);
+  }
+  return out;
+}
+
 }  // namespace colltune

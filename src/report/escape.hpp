@@ -17,6 +17,8 @@ std::string control_escaped(std::string_view text);
 // [ ] \ < and & always (no tag or entity can form), > at the start; newlines become spaces.
 std::string markdown_escape(std::string_view text);
 std::string csv_field(std::string_view text);  // quoted when it holds , " or a newline
+// An OpenMetrics label value: \\ \" and \n escaped, as the text format asks.
+std::string metric_label(std::string_view text);
 
 // "1 rank", "2 ranks": a count with its noun in the right number (nouns taking a plain s).
 std::string counted(std::size_t n, std::string_view noun);

@@ -15,6 +15,7 @@
 #include "knobs/knob_scope.hpp"
 #include "knobs/knobs.hpp"
 #include "report/analysis.hpp"
+#include "report/escape.hpp"
 #include "report/tune_parts.hpp"
 #include "store/json_text.hpp"
 
@@ -117,15 +118,6 @@ std::string shell_single_quote(const std::string& text) {
   std::string out = "'";
   for (char ch : text) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
   return out + "'";
-}
-
-std::string metric_label(const std::string& text) {
-  std::string out;
-  for (char ch : text) {
-    if (ch == '\\' || ch == '"') out += '\\';
-    out += ch == '\n' ? std::string("\\n") : std::string(1, ch);
-  }
-  return out;
 }
 
 }  // namespace
@@ -287,7 +279,7 @@ std::string emit_env(const Dataset& d, const TuneOptions& o) {
                                 : 0.0;
         for (const auto& [key, value] : p->settings) {
           const auto same = b->settings.find(key);
-          if (!is_env_key(key) || is_secret_variable(key) ||
+          if ((!is_env_key(key) && key != kMpiAxis) || is_secret_variable(key) ||
               (same != b->settings.end() && same->second == value) ||
               !knob_affects(key, value, panel.key.collective,
                             setting(d, id, "backend").value_or("")))
@@ -322,10 +314,21 @@ std::string emit_env(const Dataset& d, const TuneOptions& o) {
     }
     if (!best) {
       out += fmt::format("# {}: no value beats leaving it unset significantly\n", key);
+    } else if (key == kMpiAxis) {
+      // Which MPI runs is the launcher's and the binary's choice, not a variable's.
+      out += fmt::format(
+          "# mpi: {} is faster, x{:.3f} over {} cells: run under that MPI (an env "
+          "file cannot choose it)\n",
+          unescape_bytes(*best), std::exp(best_gain), cells);
     } else {
       // Stores hold escape_bytes text (a backslash as two): the shell gets the bytes themselves.
-      out += fmt::format("export {}={}  # x{:.3f} over {} cells\n", key,
-                         shell_single_quote(unescape_bytes(*best)), std::exp(best_gain), cells);
+      std::string value = unescape_bytes(*best);
+      if (const auto ranged = intel_ranged_line(d, key, value, o.min_bytes, o.max_bytes)) {
+        out += ranged->comment;
+        value = ranged->value;
+      }
+      out += fmt::format("export {}={}  # x{:.3f} over {} cells\n", key, shell_single_quote(value),
+                         std::exp(best_gain), cells);
       mpich_algorithm = mpich_algorithm || is_mpich_in_process_knob(key);
     }
   }

@@ -31,6 +31,18 @@ struct Range {
 };
 std::vector<Range> ranges(const std::vector<std::pair<std::uint64_t, std::string>>& choices);
 
+// An Intel MPI I_MPI_ADJUST_<COLL> value by size ("8:0-65535;2"): where a preset other than
+// `overall` (the env file's one value) beat Intel's own choice significantly in [min, max]
+// bytes, that preset over its range, `overall` elsewhere; with the comment line saying so.
+// nullopt when no other preset won anywhere, or for a per-peer collective (alltoall,
+// allgather, reduce_scatter: one preset), whose size Intel's reference does not define.
+struct IntelRangedLine {
+  std::string value, comment;
+};
+std::optional<IntelRangedLine> intel_ranged_line(const Dataset& d, const std::string& knob,
+                                                 const std::string& overall,
+                                                 std::uint64_t min_bytes, std::uint64_t max_bytes);
+
 // colltune's collective names to NCCL's example plugin's.
 const std::map<std::string, std::string>& nccl_tuner_collectives();
 // One NCCL_ALGO / NCCL_PROTO value as the tuner's name ("nvls_tree", "ll128"); "" for an unset

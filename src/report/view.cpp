@@ -24,10 +24,8 @@
 #include "report/straggler.hpp"
 
 namespace colltune {
-namespace {
+namespace {}  // namespace
 
-// Each context's MPI as its family and version (records before 2026-12 carry only the library's
-// text, parsed here alike); an unknown text by its first line. MPICH's text is 2 KB of lines.
 std::string mpi_libraries(const Dataset& d) {
   std::set<std::string> values;
   for (const auto& [id, ctx] : d.contexts) {
@@ -41,6 +39,8 @@ std::string mpi_libraries(const Dataset& d) {
   }
   return values.empty() ? "n/a" : fmt::format("{}", fmt::join(values, "; "));
 }
+
+namespace {
 
 // Distinct values of a context field over all points, joined.
 std::string distinct(const Dataset& d, const std::vector<std::string>& path) {

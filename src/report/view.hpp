@@ -86,6 +86,11 @@ struct ReportView {
 };
 
 ReportView make_report_view(const Dataset& d);
+
+// The MPIs the dataset's points ran under, each as its family and version (records before
+// 2026-12 carry only the library's text, parsed alike; an unknown text by its first line),
+// joined with "; "; "n/a" for none.
+std::string mpi_libraries(const Dataset& d);
 // The same, letting go of d.records as soon as they are summarised (report of a big run).
 ReportView make_report_view(Dataset&& d);
 

@@ -66,6 +66,10 @@ usage: mpirun -np N colltune run [options]
                           them on the rank's GPU (as OSU's -d cuda) for a CUDA-aware MPI, checked
                           first (MPIX_Query_cuda_support), refused with exit 2 otherwise; NCCL's
                           are always on the GPU, so device is accepted there too
+  --split none|host       host: each host's ranks form a communicator of their own and every
+                          host measures alone at the same time (MPI backend; every host needs
+                          the same rank count). A sample is still the max over all ranks; with
+                          --rank-samples each host's own figure is read back per rank
 
 NCCL backend (one communicator rank per GPU):
   -t, --nthreads N        threads per process, as nccl-tests: 1 (one thread drives -g GPUs)

@@ -158,6 +158,8 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   app.add_option("--allocator", allocator);
   std::string buffers = "host";  // not --memory: nccl-tests' -M/--memory means something else
   app.add_option("--buffers", buffers);
+  std::string split = "none";
+  app.add_option("--split", split);
   std::vector<std::string> interleave, interleave_sets;
   app.add_option("--interleave", interleave)->allow_extra_args(false);
   app.add_option("--interleave-set", interleave_sets)->allow_extra_args(false);
@@ -353,6 +355,16 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
         "device, or --backend mpi");
   }
   bo.device_memory = o.backend == "mpi" && buffers == "device";
+  if (split != "none" && split != "host") {
+    throw ConfigError(fmt::format("--split: '{}' is not allowed; allowed: none host", split));
+  }
+  if (split == "host" && o.backend != "mpi") {
+    throw ConfigError(fmt::format(
+        "--split: host is not possible with --backend {} (one NCCL communicator per host is not "
+        "built yet); allowed: --split none, or --backend mpi",
+        o.backend));
+  }
+  bo.split_by_host = split == "host";
   if (o.backend == "mpi" && bo.gpus != 1) {
     throw ConfigError(fmt::format(
         "-g/--gpus: {} needs a GPU backend; allowed: 1 with --backend mpi, or --backend nccl",

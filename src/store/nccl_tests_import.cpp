@@ -148,9 +148,10 @@ Dataset load_nccl_tests(const std::string& path, const nlohmann::json& j, const 
     const std::string program = j.at("args").at(0).get<std::string>();
     field = "results";
     // colltune run -J names the collective in each row (one per file), where nccl-tests' program
-    // name says it.
-    d.name = std::filesystem::path(program).filename() == "colltune" ? written_by_colltune(j, path)
-                                                                     : collective_of(program, path);
+    // name says it; colltune-nompi and colltune-<mpi> (another MPI's build) are colltune too.
+    const std::string name = std::filesystem::path(program).filename().string();
+    d.name = name == "colltune" || name.starts_with("colltune-") ? written_by_colltune(j, path)
+                                                                 : collective_of(program, path);
     field = "config";
     const auto& config = j.contains("config") ? j["config"] : nlohmann::json::object();
     const int threads = positive(config, "nthreads"), gpus = positive(config, "ngpus");

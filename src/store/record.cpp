@@ -260,6 +260,8 @@ Record record_from_json(const nlohmann::json& j, const std::string& where) {
     const auto& context = field(j, "context", where);
     if (!context.is_object()) bad(where, "context", context.dump().substr(0, 40), "an object");
     r.backend = text_field(context, "backend", where + ": context");
+    if (context.contains("placement") && context.at("placement").is_array())
+      r.processes = static_cast<int>(context.at("placement").size());
     r.timing = text_field(j, "timing", where);
     r.cache = text_field(j, "cache", where);
     if (!field(j, "skipped", where).is_null()) r.skipped = text_field(j, "skipped", where);
@@ -358,9 +360,10 @@ void check_record(const Record& r, const std::string& where) {
       }
     }
   }
-  if (r.rank_samples_seconds.size() > static_cast<std::size_t>(r.nranks)) {
+  const int processes = std::max(r.nranks, r.processes);
+  if (r.rank_samples_seconds.size() > static_cast<std::size_t>(processes)) {
     bad(where, "rank_samples_seconds", fmt::format("{} lists", r.rank_samples_seconds.size()),
-        fmt::format("at most one per process of the {} ranks", r.nranks));
+        fmt::format("at most one per process of the {} processes", processes));
   }
   if (!r.skipped && r.samples_seconds.empty()) {
     bad(where, "samples_seconds", "[]", "at least one sample where the record is not skipped");

@@ -49,6 +49,9 @@ struct Record {
   std::optional<std::uint64_t> wrong;
   std::vector<double> samples_seconds;
   std::vector<std::vector<double>> rank_samples_seconds;  // per process, when recorded
+  // The launch's processes (its context's placement); more than nranks under --split host,
+  // where each host's ranks are a communicator of their own. 0: not known.
+  int processes = 0;
   double algbw_bytes = 0;  // bytes per op for algbw (window included for bw and bibw)
   double bus_factor = 1;
   Exchange exchange;     // alltoallv's pattern and seed (its algbw_bytes follow from them)

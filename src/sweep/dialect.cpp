@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "sweep/mpi_axis.hpp"
 #include "sweep/supervisor.hpp"
 
 namespace colltune {
@@ -201,6 +202,12 @@ void check_knob_family(const SweepSpec& spec, const std::string& source) {
 }
 
 void resolve_dialect(SweepSpec& spec, const std::string& source) {
+  for (auto& [name, choice] : spec.mpis) {  // each MPI of the `mpi` axis asked alike
+    if (spec.launcher != LauncherKind::kMpirun || choice.dialect) continue;
+    SweepSpec under = spec_for_mpi(spec, name);
+    resolve_dialect(under, fmt::format("{}: mpis.{}", source, name));
+    choice.dialect = under.dialect;
+  }
   if (spec.launcher != LauncherKind::kMpirun || spec.dialect) return;
   char path[] = "/tmp/colltune-launcher-XXXXXX";
   const int fd = ::mkstemp(path);

@@ -18,8 +18,14 @@ FailFast::Step FailFast::observe(bool done, double seconds, const std::vector<st
     last_printed_ = reason;
   }
   if (!watching_) return step;
-  if (seconds > kFailFastSeconds || (alike_ > 0 && reason != reason_)) {
+  if (alike_ > 0 && reason != reason_) {
     watching_ = false;
+    return step;
+  }
+  // A slow failure (a hang ended, or health's launch of every node at once, which Open MPI takes
+  // seconds to abort) proves nothing either way: the count starts again after it.
+  if (seconds > kFailFastSeconds) {
+    alike_ = 0;
     return step;
   }
   reason_ = reason;
@@ -29,9 +35,10 @@ FailFast::Step FailFast::observe(bool done, double seconds, const std::vector<st
 
 std::string FailFast::stop_message(const std::string& what_now) const {
   const auto fix = known_fix(reason_);
-  return fmt::format("the first {} launches all failed within {:g} s with: {}\n{}: {}", alike_,
-                     kFailFastSeconds, reason_, what_now,
-                     fix ? "fix: " + *fix : std::string("no fix is known for this cause"));
+  return fmt::format(
+      "{} launches in a row, before any succeeded, all failed within {:g} s with: {}\n{}: {}",
+      alike_, kFailFastSeconds, reason_, what_now,
+      fix ? "fix: " + *fix : std::string("no fix is known for this cause"));
 }
 
 }  // namespace colltune

@@ -9,8 +9,8 @@
 
 namespace colltune {
 
-// Three launches that failed alike before any succeeded, each within 2 s: no transient fault
-// looks like that (a flaky node fails some launches, a slow one times out).
+// Three launches in a row that failed alike before any succeeded, each within 2 s: no transient
+// fault looks like that (a flaky node fails some launches, a slow one times out).
 inline constexpr std::size_t kFailFastLaunches = 3;
 inline constexpr double kFailFastSeconds = 2;
 

@@ -11,6 +11,7 @@
 #include "store/atomic_file.hpp"
 #include "sweep/dialect.hpp"
 #include "sweep/groups.hpp"
+#include "sweep/mpi_axis.hpp"
 
 namespace colltune {
 namespace {
@@ -58,6 +59,11 @@ void append_point_launcher_args(const Settings& s, std::vector<std::string>& arg
 
 Launch build_launch(const SweepSpec& spec, const Point& point, const std::string& colltune_path,
                     const std::string& records_path) {
+  // A point under another MPI than the spec's own: that MPI's launcher, dialect and colltune.
+  if (const std::string mpi = mpi_of(point); !mpi.empty() && spec.mpis.count(mpi) != 0) {
+    const SweepSpec under = spec_for_mpi(spec, mpi);
+    return build_launch(under, point, under.colltune_path, records_path);
+  }
   const Settings& s = point.settings;
   Launch launch;
   launch.env = spec.env;

@@ -22,11 +22,11 @@ namespace colltune {
 namespace {
 
 const std::vector<std::string> kTopKeys{
-    "name",     "launcher", "launcher_args", "mpi_family",
-    "hosts",    "hostfile", "repetitions",   "point_timeout_seconds",
-    "colltune", "env",      "benchmark",     "axes",
-    "include",  "exclude",  "baseline",      "interleave",
-    "race",     "exclusive"};
+    "name",       "launcher", "launcher_args", "mpi_family",
+    "hosts",      "hostfile", "repetitions",   "point_timeout_seconds",
+    "colltune",   "env",      "mpis",          "benchmark",
+    "axes",       "include",  "exclude",       "baseline",
+    "interleave", "race",     "exclusive"};
 
 // benchmark key -> `colltune run` flag; "backends" becomes the "backend" axis instead.
 const std::vector<std::pair<std::string, std::string>> kBenchmarkFlags{
@@ -84,6 +84,8 @@ void check_axis_value(const Parser& p, const YAML::Node& node, const std::string
     }
   } else if (key == "exchange_seed") {
     p.integer(node, field, 0, INT64_MAX);
+  } else if (key == kMpiAxis) {
+    problem = check_mpi_name(spec, value);
   } else if (is_env_key(key)) {
     problem = check_knob(key, value);
   }
@@ -319,21 +321,8 @@ SweepSpec parse_spec_root(const YAML::Node& root, const std::string& text,
     spec.race = value == "true";
   }
 
-  if (const YAML::Node env = root["env"]) {
-    if (!env.IsMap()) p.fail(env, "env", "expected a mapping of variable to value");
-    for (const auto& entry : env) {
-      const std::string key = entry.first.as<std::string>();
-      if (!is_env_key(key)) {
-        p.fail(entry.first, "env." + key,
-               "not an environment variable name; allowed: NAME_LIKE_THIS");
-      }
-      const std::string value = p.scalar(entry.second, "env." + key);
-      if (const auto problem = check_knob(key, value)) {
-        p.fail(entry.second, "env." + key, fmt::format("'{}' is not allowed; {}", value, *problem));
-      }
-      spec.env[key] = value;
-    }
-  }
+  if (root["env"]) spec.env = parse_env_section(p, root["env"], "env");
+  parse_mpis(p, root, spec);
 
   std::vector<std::optional<std::string>> backends{"mpi"};
   if (root["benchmark"]) parse_benchmark(p, root["benchmark"], spec, backends);

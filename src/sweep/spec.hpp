@@ -25,6 +25,16 @@ struct Axis {
 // nullopt an unset one.
 using Rule = std::map<std::string, std::optional<std::string>>;
 
+// One value of the `mpi` axis (spec key `mpis:`): the MPI a point runs under, as the colltune
+// built against it and that MPI's launcher. A point without `mpi` runs under the spec's own.
+struct MpiChoice {
+  std::string launcher_program;          // mpirun or mpiexec of that MPI (a name or a path)
+  std::optional<LaunchDialect> dialect;  // from `mpi_family:`, else its --version
+  std::string colltune_path;             // the colltune built against it
+  std::optional<std::vector<std::string>> launcher_args;  // in place of the spec's own
+  std::map<std::string, std::string> env;                 // added to the spec's env for its points
+};
+
 struct SweepSpec {
   std::string name;
   LauncherKind launcher = LauncherKind::kMpirun;
@@ -38,6 +48,7 @@ struct SweepSpec {
   double point_timeout_seconds = 600;      // wall-clock limit of one launch
   std::string colltune_path;               // empty: the running colltune binary
   std::map<std::string, std::string> env;  // set for every point
+  std::map<std::string, MpiChoice> mpis;   // the `mpi` axis' values, by name
   // `colltune run` flags from the benchmark section, in spec order (backends excluded).
   std::vector<std::string> run_args;
   std::vector<Axis> axes;  // in spec order; "backend" included
@@ -63,5 +74,6 @@ struct SweepSpec {
 // Parses and checks a spec. Throws ConfigError "<source>:<line>:<col>: <field>: ..." naming the
 // field, the value and what is allowed; unknown keys suggest the nearest known one.
 SweepSpec parse_spec(const std::string& text, const std::string& source);
+
 
 }  // namespace colltune

@@ -10,6 +10,7 @@
 #include <cctype>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -147,5 +148,18 @@ class Parser {
  private:
   std::string source_;
 };
+
+struct SweepSpec;
+
+// `env:` (and `mpis.NAME.env:`): variable -> value, each name and value checked as a knob.
+std::map<std::string, std::string> parse_env_section(const Parser& p, const YAML::Node& node,
+                                                     const std::string& field);
+
+// The spec's `mpis:` into spec.mpis (sweep/mpi_axis.cpp); before the axes, whose `mpi` values
+// name them. Refuses `mpis:` that no `mpi` axis uses.
+void parse_mpis(const Parser& p, const YAML::Node& root, SweepSpec& spec);
+
+// nullopt when `name` is one of spec.mpis; else what is allowed.
+std::optional<std::string> check_mpi_name(const SweepSpec& spec, const std::string& name);
 
 }  // namespace colltune

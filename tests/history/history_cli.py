@@ -139,6 +139,20 @@ knob = files.made(os.path.join(root, "lone-knob"), base,
 code, out, err = colltune("history", knob, "--gate")
 check(code == 1 and "its context changed: env OMPI_MCA_btl_vader_single_copy_mechanism (unset) "
       "-> none" in out, f"a lone slow newest run with a context change: exit {code}\n{out}")
+# Another MPI from the slow run on: named by family and version, not by MPICH's 2 KB text.
+other_mpi = files.made(os.path.join(root, "lone-mpi"), base,
+                       [1.00, 1.01, 0.99, 1.00, 1.02, 0.99, 1.40])
+run7 = os.path.join(other_mpi, "run07.jsonl")
+recs = read_jsonl(run7)
+with open(run7, "w") as f:
+    for rec in recs:
+        rec["context"]["library_versions"]["mpi"] = (
+            "MPICH Version:      4.0.2\nMPICH Release date: Thu Mar 31 2022\nMPICH ABI:          "
+            "14:2:2\nMPICH Device:       ch4:ofi\nMPICH configure:    " + "--with-x " * 200)
+        f.write(json.dumps(rec) + "\n")
+code, out, err = colltune("history", other_mpi, "--gate")
+check(code == 1 and "mpi Open MPI 4.1.4 -> MPICH 4.0.2" in out and "--with-x" not in out,
+      f"another MPI named as what changed: exit {code}\n{out[-1500:]}")
 # A secret-named variable in hand-written run files never reaches history's console, md, html or
 # json: the codec redacts it as it reads (here it changes with the slow night, so history would
 # name it as what changed).

@@ -33,7 +33,12 @@ cases = [
 # --buffers device on an MPI that is not CUDA-aware (Debian's Open MPI): refused before any
 # allocation, alike on every rank. Where ompi_info says CUDA was built in, this case cannot run.
 ompi_info = subprocess.run(["ompi_info", "--parsable", "--all"], capture_output=True, text=True)
-if "mpi_built_with_cuda_support:value:true" in ompi_info.stdout:
+if harness.MPI_UNDER_TEST == "mpich":
+    # Debian's MPICH is built without GPU support; MPICH itself answers (MPIX_GPU_query_support).
+    cases.append((["--buffers", "device"],
+                  "colltune: error: --buffers device: this MPI is not CUDA-aware "
+                  "(MPIX_GPU_query_support(MPIX_GPU_SUPPORT_CUDA) says 0); allowed: --buffers host"))
+elif "mpi_built_with_cuda_support:value:true" in ompi_info.stdout:
     print("bad_args: NOT CHECKED: --buffers device refusal (this Open MPI is CUDA-aware)")
 else:
     cases.append((["--buffers", "device"],

@@ -14,11 +14,11 @@ args = harness.parse_args()
 placements = {}
 for policy in ("core", "none"):
     out = os.path.join(harness.workdir(), f"{policy}.jsonl")
-    argv = ["mpirun", "--oversubscribe", "--bind-to", f"{policy}:overload-allowed" if policy == "core" else "none",
-            "-np", str(args.np), args.colltune, "run", "-b", "8", "-e", "8", "--repetitions", "2",
-            "--coll", "allreduce", "--interleave", "coll_tuned_allreduce_algorithm=1,2", "--json",
-            out]
-    env = dict(harness.mpi_env(), OMPI_MCA_coll_tuned_use_dynamic_rules="1")
+    race, race_env = harness.algorithm_race()
+    argv = harness.bind_argv(args.np, policy) + [
+        args.colltune, "run", "-b", "8", "-e", "8", "--repetitions", "2", "--coll", "allreduce",
+        "--interleave", race, "--json", out]
+    env = dict(harness.mpi_env(), **race_env)
     proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
     check(proc.returncode == 0, f"--bind-to {policy}: exit {proc.returncode}: {proc.stderr[-800:]}")
     record = json.loads(open(out).readline())

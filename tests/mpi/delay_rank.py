@@ -10,6 +10,7 @@ import harness
 from harness import check
 
 args = harness.parse_args()
+harness.per_rank_timing_or_skip("delay_rank", args.np)
 DELAY = 0.02
 work = harness.workdir()
 

@@ -9,6 +9,7 @@ import harness
 from harness import check
 
 args = harness.parse_args()
+harness.open_mpi_only("interleave", "its subject is Open MPI's coll/tuned switched through MPI_T and its rules file; MPICH's race in one launch is mpich.smoke's and mpich.premise.np4's")
 algorithms = ["1", "2", "3", "4", "5", "6", "default"]  # sorted; default: the launch value
 KNOB = "OMPI_MCA_coll_tuned_allreduce_algorithm"
 

@@ -45,7 +45,9 @@ for r in records:
     check(ctx["nranks"] == args.np, f"nranks {ctx['nranks']}")
     check(len(ctx["placement"]) == args.np, "placement is not one entry per rank")
     check(sum(ctx["ranks_per_host"].values()) == args.np, "ranks_per_host does not add up")
-    check("Open MPI" in ctx["library_versions"]["mpi"], "MPI version string missing")
+    family = "MPICH" if harness.MPI_UNDER_TEST == "mpich" else "Open MPI"
+    check(family in ctx["library_versions"]["mpi"] and ctx["mpi_family"] == family,
+          f"the MPI's own version text and family: {ctx.get('mpi_family')}")
     check(ctx["environment"].get("NCCL_ALGO") == "Ring", "NCCL_ALGO not recorded")
     check(ctx["environment"].get("COLLTUNE_API_KEY") == "<redacted>", "secret not redacted")
     check("do-not-record-me" not in open(out).read(), "secret value leaked into the file")

@@ -21,8 +21,7 @@ while time.monotonic() < deadline:
     if os.path.exists(out + ".partial") and len(harness.read_jsonl(out + ".partial")) >= 2:
         break
     time.sleep(0.1)
-pids = subprocess.run(["pgrep", "-P", str(proc.pid), "-f", "colltune"], capture_output=True,
-                      text=True).stdout.split()
+pids = harness.rank_pids(proc.pid, args.colltune)
 check(len(pids) == args.np, f"found rank pids {pids}")
 if pids:
     os.kill(int(pids[-1]), signal.SIGKILL)
@@ -33,9 +32,11 @@ except subprocess.TimeoutExpired:
     proc.kill()
     stdout, stderr = proc.communicate()
     check(False, "mpirun still running 60 s after a rank was killed")
-# mpirun reports a rank killed by a signal as 128 + the signal (README: exit codes).
-check(proc.returncode == 128 + signal.SIGKILL,
-      f"mpirun exited {proc.returncode} after a rank was killed by SIGKILL, expected 137")
+# mpirun reports a rank killed by a signal as 128 + the signal, Hydra as the signal (README:
+# exit codes).
+check(proc.returncode == harness.killed_exit(signal.SIGKILL),
+      f"the launcher exited {proc.returncode} after a rank was killed by SIGKILL, expected "
+      f"{harness.killed_exit(signal.SIGKILL)}")
 check(time.monotonic() - killed_at < 30, "the job took over 30 s to end")
 check(not os.path.exists(out), "the final file exists although the run did not finish")
 records = harness.read_jsonl(out + ".partial")

@@ -16,6 +16,7 @@ import harness
 from harness import check
 
 args = harness.parse_args()
+harness.per_rank_timing_or_skip("per_iter_json", args.np)
 work = harness.workdir()
 late = args.np - 1
 iterations, skip = 12, 2

@@ -11,11 +11,12 @@ from harness import check
 
 args = harness.parse_args()
 work = harness.workdir()
-os.environ["OMPI_MCA_coll_tuned_use_dynamic_rules"] = "1"
+race, race_env = harness.algorithm_race(3)
+os.environ.update(race_env)
 out = os.path.join(work, "r.jsonl")
 code, _, stderr, seconds = harness.run(
     args, ["-b", "8", "-e", "64K", "-f", "8", "--in-place", "never", "--rank-samples",
-           "--interleave", "coll_tuned_allreduce_algorithm=1,2,3", "--json", out,
+           "--interleave", race, "--json", out,
            "--phase-times"])
 check(code == 0, f"exit {code}: {stderr[-600:]}")
 lines = [l for l in stderr.splitlines() if "phase times (rank 0)" in l]

@@ -11,6 +11,7 @@ import harness
 from harness import check
 
 args = harness.parse_args()
+harness.open_mpi_only("race_after", "its tied settings are Open MPI coll/tuned segment sizes")
 work = harness.workdir()
 os.environ["OMPI_MCA_coll_tuned_use_dynamic_rules"] = "1"  # MPI_T may then set the algorithms
 KNOB = "OMPI_MCA_coll_tuned_allreduce_algorithm_segmentsize"

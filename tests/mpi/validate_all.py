@@ -9,8 +9,17 @@ out = os.path.join(harness.workdir(), "all.jsonl")
 code, stdout, stderr, _ = harness.run(args, [
     "--coll", "all", "-d", "all", "-o", "all", "-b", "8", "-e", "8K", "-f", "32", "-n", "2",
     "-w", "1", "--repetitions", "2", "--check", "--json", out])
-check(code == 0, f"exit code {code}, stderr: {stderr[-2000:]}")
 records = harness.read_jsonl(out)
+# MPICH up to 4.0.2 reduces unsigned types as signed ones in MPI_MAX and MPI_MIN (yaksa's reduce
+# path; pmodels/mpich#6083, fixed by #6085): max(200, 100) of MPI_UINT8_T is 100 there. colltune
+# must find exactly that, and exit 7 (wrong results) for it.
+version = records[0]["context"].get("mpi_version", "") if records else ""
+mpich_unsigned_bug = (records and records[0]["context"].get("mpi_family") == "MPICH" and
+                      tuple(int(x) for x in version.split(".")[:3] if x.isdigit()) < (4, 0, 3))
+known_wrong = {(coll, "uint8", op, in_place) for coll in ("allreduce", "reduce_scatter", "reduce")
+               for op in ("max", "min") for in_place in (False, True)} if mpich_unsigned_bug else set()
+check(code == (7 if known_wrong else 0), f"exit code {code}, stderr: {stderr[-2000:]}")
+found_wrong = set()
 NARROW = ["half", "bfloat16", "f8e4m3", "f8e5m2"]  # MPI moves them but cannot reduce them
 seen = set()
 for r in records:
@@ -23,10 +32,14 @@ for r in records:
         no_mpi_type = r["dtype"] in NARROW and r["skipped"].startswith("MPI cannot reduce")
         check(p2p_in_place or no_mpi_op or no_mpi_type, f"unexpected skip {key}: {r['skipped']}")
         continue
-    check(r["wrong"] == 0, f"{key} at {r['bytes']} B: #wrong {r['wrong']}")
+    if r["wrong"] != 0:
+        found_wrong.add(key)
+    check(r["wrong"] == 0 or key in known_wrong, f"{key} at {r['bytes']} B: #wrong {r['wrong']}")
     check(len(r["samples_seconds"]) == 2, f"{key}: samples {r['samples_seconds']}")
     seen.add(key)
 
+check(found_wrong == known_wrong,
+      f"wrong results differing from the MPI's known ones: {sorted(found_wrong ^ known_wrong)}")
 reductions = ["allreduce", "reduce_scatter", "reduce"]
 movers = ["alltoall", "allgather", "broadcast", "sendrecv", "gather", "scatter"]
 dtypes = ["int8", "uint8", "int32", "uint32", "int64", "uint64", "float", "double"] + NARROW
@@ -43,7 +56,9 @@ for dtype in dtypes:
 barriers = [r for r in records if r["collective"] == "barrier"]
 check(len(barriers) == 1 and barriers[0]["bytes"] == 0 and barriers[0]["skipped"] is None,
       f"barrier rows: {[(r['bytes'], r['skipped']) for r in barriers]}")
-check("# Out of bounds values : 0 OK" in stdout, "console footer does not say 0 OK")
+footer = (f"# Out of bounds values : {sum(r['wrong'] or 0 for r in records)} FAILED" if known_wrong
+          else "# Out of bounds values : 0 OK")
+check(footer in stdout, f"console footer does not say '{footer}'")
 
 # -r -1: broadcast and reduce from every root in turn, each validated.
 out = os.path.join(harness.workdir(), "roots.jsonl")

@@ -136,6 +136,47 @@ try:
                 urllib.parse.urlencode({"query": expr}), timeout=5))["data"]["result"]
             check(found, f"dashboard panel '{panel['title']}': {expr} finds nothing")
 
+    # A health store: its verdicts as a gauge per node, beside the figures. The file is health's
+    # schema (docs/health.md); the expected values are the file's own, read back by PromQL.
+    health_store = os.path.join(work, "health-store")
+    shutil.copytree(store, health_store)
+    health_doc = {"schema_version": 1, "exit_code": 1, "nodes": [
+        {"node": "n1", "verdict": "ok", "evidence": {"ratio": 1.02, "median_seconds": 0.0021}},
+        {"node": "n2", "verdict": "slow", "evidence": {"ratio": 0.62, "median_seconds": 0.0034}},
+        {"node": "n3", "verdict": "not judged", "evidence": None}]}
+    json.dump(health_doc, open(os.path.join(health_store, "health.json"), "w"))
+    code, out, err = h.colltune(args, "push", health_store, "--gateway", gateway, "--job", "health")
+    check(code == 0 and "health verdicts" in out, f"push of a health store: exit {code}: {out}{err}")
+
+    def promql(query):
+        for _ in range(60):
+            found = json.load(urllib.request.urlopen(
+                f"http://127.0.0.1:{prom_port}/api/v1/query?" +
+                urllib.parse.urlencode({"query": query}), timeout=5))["data"]["result"]
+            if found:
+                return found
+            time.sleep(0.5)
+        return []
+
+    named = promql('colltune_health_node_named{job="health"} == 1')
+    check([r["metric"]["node"] for r in named] == ["n2"], f"nodes named: {named}")
+    ratio = promql('colltune_health_node_speed_ratio{job="health",node="n2"}')
+    check(len(ratio) == 1 and float(ratio[0]["value"][1]) == 0.62, f"n2's ratio: {ratio}")
+    verdicts = promql('colltune_health_node_verdict{job="health"}')
+    check(sorted((r["metric"]["node"], r["metric"]["verdict"]) for r in verdicts) ==
+          [("n1", "ok"), ("n2", "slow"), ("n3", "not judged")], f"verdicts: {verdicts}")
+    pushed = urllib.request.urlopen(f"{gateway}/metrics", timeout=5).read().decode()
+    figures = [line for line in pushed.splitlines() if line.startswith("colltune_health_node_seconds")]
+    check(len(figures) == 2 and not any('node="n3"' in line for line in figures),
+          f"a node not judged has no figure: {figures}")
+    exit_code = promql('colltune_health_exit_code{job="health"}')
+    check(len(exit_code) == 1 and exit_code[0]["value"][1] == "1", f"exit code: {exit_code}")
+    health_doc["nodes"][1]["evidence"]["ratio"] = "fast"
+    json.dump(health_doc, open(os.path.join(health_store, "health.json"), "w"))
+    code, _, err = h.colltune(args, "push", health_store, "--gateway", gateway, "--job", "health")
+    check(code == 2 and "health.json: nodes[1].evidence.ratio: not readable; allowed: a finite "
+          "number or null" in err, f"a bad health.json: exit {code}: {err}")
+
     # Bad URL, refused connection, timeout: clear errors, exit codes, nothing written.
     code, _, err = h.colltune(args, "push", store, "--gateway", "pushgateway:9091")
     check(code == 2 and "--gateway" in err, f"bad URL: exit {code}: {err}")

@@ -21,6 +21,11 @@ code, out, _ = h.colltune(args, "compare", "base", "base", "--max-slowdown", "15
 check(code == 0 and "**0 not compared**" in out, f"a store against itself at 15%: exit {code}")
 # Every row is printed with its ratio and interval, "same" ones too.
 check(out.count("| same |") == 40 and "| 1.000 | 0.9" in out, f"same rows not printed: {out[:900]}")
+check("The MPI differs" not in out, "one MPI on both sides is no difference")
+# Another MPI on the candidate side is said in the gate's summary, each side parsed from its text.
+code, out, _ = h.colltune(args, "compare", "base", "mpich", "--allow-incomplete", cwd=root)
+check("**The MPI differs**: baseline Open MPI 4.1.4, candidate MPICH 4.0.2." in out,
+      f"the MPIs of the two sides: exit {code}: {out[:700]}")
 code, out, _ = h.colltune(args, "compare", "base", "slower", "--junit", "j.xml", cwd=root)
 check(code == 1, f"against the slower store: exit {code}")
 check("| slower |" in out and "allreduce\\_algorithm=4" in out and "| 1M |" in out,

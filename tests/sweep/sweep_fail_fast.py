@@ -32,7 +32,7 @@ check(seconds < 30, f"took {seconds:.1f} s: the sweep did not stop early")
 # 6 points (5 algorithms + the baseline) x 2 rounds = 12 launches; 3 ran, 9 wait.
 cause = 'mpirun: Error: unknown option "--no-such-mpirun-option"'
 check(text.count("sweep: failed: " + cause) == 1, f"the cause is not said exactly once: {text}")
-check(text.count("the first 3 launches all failed within 2 s with: " + cause) == 1,
+check(text.count("3 launches in a row, before any succeeded, all failed within 2 s with: " + cause) == 1,
       f"no stop line naming the cause: {text}")
 check("9 of 12 launches not run; resume with: colltune sweep --resume" in text,
       f"no resume hint with the count: {text}")

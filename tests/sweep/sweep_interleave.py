@@ -5,6 +5,7 @@ measured alone; SIGINT then --resume completes it with nothing lost or doubled; 
 store."""
 import json
 import os
+import re
 import signal
 import subprocess
 import time
@@ -18,7 +19,7 @@ algorithms = [None, "1", "2", "3", "4", "5", "6"]
 spec = h.write_spec(work, """
 name: interleave
 launcher_args: [--oversubscribe]
-point_timeout_seconds: 60
+point_timeout_seconds: 15
 repetitions: 2
 env: {OMPI_MCA_coll_tuned_use_dynamic_rules: 1}
 benchmark: {collectives: allreduce, min_bytes: 8, max_bytes: 1M, step_factor: 32, iters: 10,
@@ -89,7 +90,10 @@ def running_group(results_dir):
 
 
 # A rank killed mid-launch: the shared launch fails, and each of its seven points is then
-# measured alone, so one bad setting cannot cost the others their results.
+# measured alone, so one bad setting cannot cost the others their results. Open MPI 4.1's mpirun
+# has once (in CI, not reproduced here) failed to end after the kill: then the driver's own limit
+# (point_timeout_seconds per point of the group, kept low above) ends it as a timeout, which must
+# lead to the same recovery.
 results = os.path.join(work, "killed")
 proc = h.popen_sweep(args, spec, "--results", results)
 found = h.wait_for(lambda: running_group(results), 60)
@@ -104,7 +108,7 @@ alone = [l for l in m["launches"] if any("measured alone" in w for w in l["warni
 check(len(alone) == 7, f"killed rank: {len(alone)} points measured alone, expected 7")
 for l in alone:
     check(l["status"] == "done" and "--interleave-set" not in l["argv"] and not l["together"]
-          and "ended failed" in " ".join(l["warnings"]), f"killed rank: {l}")
+          and re.search("ended (failed|timeout)", " ".join(l["warnings"])), f"killed rank: {l}")
 check(all(l["status"] == "done" for l in m["launches"]), "killed rank: not every launch is done")
 
 # SIGINT during a group launch, then --resume: the same complete store as without interruption.

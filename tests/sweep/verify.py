@@ -33,12 +33,27 @@ def write(name, text):
 
 # Restating the defaults: rule 0 everywhere on 2 ranks.
 defaults = write("defaults.rules", "1 # collectives\n2 # allreduce\n1\n2 # comm size\n1\n0 0 0 0\n")
-# Never slower; where 3 noisy launches a side leave a size's interval past 5% it says it could not
-# tell (exit 3), never "nowhere shown slower".
-code, out, err = colltune("verify", defaults, "--rounds", "3", "--results", results)
-check((code == 0 and "verify: nowhere shown slower by more than 5%" in out)
-      or (code == 3 and "verify: could not tell at 1 of 1 row(s)" in out
-          and "could not tell (the interval reaches" in out),
+
+
+def restates_defaults_ok(code, out):
+    # Never slower; where the launches leave a size's interval past 5% it says it could not tell
+    # (exit 3), never "nowhere shown slower".
+    return ((code == 0 and "verify: nowhere shown slower by more than 5%" in out)
+            or (code == 3 and "verify: could not tell at 1 of 1 row(s)" in out
+                and "could not tell (the interval reaches" in out))
+
+
+# "Not slower" is a claim about a rate, not a certainty: launches on this 2-vCPU host are
+# bimodal (36 launches of 2 ranks, 2026-12-07: about a quarter ran every size 1.8-2.7x slower,
+# 14 against 7.5 us at 8 KiB), and when chance puts every launch of one side in the slow mode a
+# test at the 5% level rightly says "slower" (1 of 6 verifies at 3 rounds, once in CI). So the
+# check runs at verify's default rounds and, on a false alarm, once more: a verify that calls a
+# file restating the defaults slower twice in a row is wrong far beyond its 5%.
+code, out, err = colltune("verify", defaults, "--results", results)
+if not restates_defaults_ok(code, out):
+    print(f"a file restating the defaults, first try: exit {code}: {out[-600:]}; once more")
+    code, out, err = colltune("verify", defaults, "--results", results)
+check(restates_defaults_ok(code, out),
       f"a file restating the defaults: exit {code}: {out[-1200:]} {err[-600:]}")
 
 # Algorithm 3 from 1 MiB on 4 ranks: slower there (1.4-3x), named; below it Open MPI's own

@@ -75,3 +75,23 @@ def measuring(results):
             if f.endswith(".jsonl.partial") and os.path.getsize(os.path.join(root, f)) > 0:
                 return True
     return False
+
+
+def make_quota(node):
+    """A CPU cgroup holding `node` to 20% of one CPU (the agent puts the node's daemon, and so its
+    ranks, in it); its path, or None where none can be made. Remove it with os.rmdir."""
+    for group, files in [(f"/sys/fs/cgroup/cpu/colltune-{node}",
+                          [("cpu.cfs_period_us", "100000"), ("cpu.cfs_quota_us", "20000")]),
+                         (f"/sys/fs/cgroup/colltune-{node}", [("cpu.max", "20000 100000")])]:
+        if not os.path.isdir(os.path.dirname(group)):
+            continue
+        try:
+            os.makedirs(group, exist_ok=True)
+            for name, value in files:
+                with open(os.path.join(group, name), "w") as f:
+                    f.write(value)
+            return group
+        except OSError:
+            if os.path.isdir(group):
+                os.rmdir(group)
+    return None

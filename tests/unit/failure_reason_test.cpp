@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "sweep/fail_fast.hpp"
+
 namespace colltune {
 namespace {
 
@@ -47,6 +49,28 @@ TEST(FailureReason, ColltuneLineFirstThenTheLastWords) {
   EXPECT_EQ(failure_reason({"some output", "last words", "-----"}), "last words");
   EXPECT_EQ(failure_reason({}), std::nullopt);
   EXPECT_EQ(known_fix("a cause nobody knows"), std::nullopt);
+}
+
+// Three alike failures within 2 s each stop the work; a slow failure before them (Open MPI
+// aborting health's launch of every node at once, about 5 s) only restarts the count, so the
+// stop comes at the fourth launch, not the third, and never without three fast ones after it.
+TEST(FailFast, ASlowFailureRestartsTheCountInsteadOfEndingTheWatch) {
+  const std::vector<std::string> tail{"mpirun was unable to launch the specified application"};
+  FailFast watch;
+  EXPECT_FALSE(watch.observe(false, 5.0, tail).stop);
+  EXPECT_FALSE(watch.observe(false, 0.1, tail).stop);
+  EXPECT_FALSE(watch.observe(false, 0.1, tail).stop);
+  EXPECT_TRUE(watch.observe(false, 0.1, tail).stop);
+  EXPECT_EQ(watch.stop_message("stops").rfind("3 launches in a row", 0), 0U);
+}
+
+// A launch that succeeded proves the failures are not every launch's: no stop after it.
+TEST(FailFast, ASuccessEndsTheWatch) {
+  const std::vector<std::string> tail{"mpirun was unable to launch the specified application"};
+  FailFast watch;
+  EXPECT_FALSE(watch.observe(false, 0.1, tail).stop);
+  EXPECT_FALSE(watch.observe(true, 0.1, {}).stop);
+  for (int i = 0; i < 4; ++i) EXPECT_FALSE(watch.observe(false, 0.1, tail).stop);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -173,6 +174,35 @@ TEST(HealthAlone, FiguresFromOneLaunch) {
   EXPECT_EQ(f.at("allreduce bw")[0], large.samples_seconds);
   EXPECT_DOUBLE_EQ(f.at("memcpy")[0][0], 1 / 4.0);
   EXPECT_DOUBLE_EQ(f.at("gpu memcpy")[0][0], 1 / 2000.0);
+}
+
+// One launch of two nodes at once (--split host), ranks 0-1 on n0 and 2-3 on n1, by hand: a
+// node's sample is the slower of its own two ranks', never another node's; its memcpy is its
+// own host's slower NUMA node; a record without every rank's samples says nothing per node.
+TEST(HealthAlone, SplitLaunchGivesEachNodeItsOwnRanks) {
+  Record small, partial;
+  small.collective = partial.collective = "allreduce";
+  small.bytes = partial.bytes = 8;
+  small.samples_seconds = {9e-6, 9e-6};
+  small.rank_samples_seconds = {{1e-6, 4e-6}, {3e-6, 2e-6}, {9e-6, 5e-6}, {6e-6, 9e-6}};
+  partial.samples_seconds = {9e-6};
+  partial.rank_samples_seconds = {{1e-6}};
+  const std::vector<CopyCeiling> ceilings{
+      {"n0", "host_memcpy", 0, 10.0}, {"n1", "host_memcpy", 0, 5.0}, {"n1", "host_memcpy", 1, 2.0}};
+  std::vector<AloneFigures> alone;
+  add_split_alone_figures(alone, {7, 7, 2, 2}, {"n0", "n0", "n1", "n1"}, {small, partial}, ceilings,
+                          8);
+  ASSERT_EQ(alone.size(), 2u);
+  const auto of = [&](int node) {
+    return std::find_if(alone.begin(), alone.end(),
+                        [&](const AloneFigures& a) { return a.node == node; })
+        ->launches;
+  };
+  ASSERT_EQ(of(7).at("allreduce latency").size(), 1u);
+  EXPECT_EQ(of(7).at("allreduce latency")[0], (std::vector<double>{3e-6, 4e-6}));
+  EXPECT_EQ(of(2).at("allreduce latency")[0], (std::vector<double>{9e-6, 9e-6}));
+  EXPECT_DOUBLE_EQ(of(7).at("memcpy")[0][0], 1 / 10.0);
+  EXPECT_DOUBLE_EQ(of(2).at("memcpy")[0][0], 1 / 2.0);
 }
 
 }  // namespace

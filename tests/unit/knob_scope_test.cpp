@@ -226,5 +226,27 @@ TEST(KnobScope, TunedTableMatchesOpenMpiRulesIds) {
   EXPECT_FALSE(tuned_algorithm_knob("sendrecv").has_value());
 }
 
+TEST(KnobScope, AForcedTunedAlgorithmIsMootWhereAnotherComponentServes) {
+  // As Open MPI's table said with coll_sm_priority 40 (tests/mpi/coll_component.py).
+  const std::map<std::string, std::string> served{
+      {"allreduce", "sm"}, {"alltoall", "tuned"}, {"bcast", "han"}};
+  const auto warnings = moot_tuned_algorithm_warnings(
+      served, {"OMPI_MCA_coll_tuned_allreduce_algorithm", "OMPI_MCA_coll_tuned_alltoall_algorithm",
+               "OMPI_MCA_coll_tuned_use_dynamic_rules", "OMPI_MCA_coll_tuned_bcast_algorithm",
+               "OMPI_MCA_coll_tuned_barrier_algorithm"});
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_NE(warnings[0].find("allreduce is served by Open MPI's coll/sm here, not coll/tuned"),
+            std::string::npos)
+      << warnings[0];
+  EXPECT_NE(warnings[0].find("allowed: OMPI_MCA_coll=^sm"), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[1].find("bcast is served by Open MPI's coll/han"), std::string::npos);
+  EXPECT_NE(warnings[1].find("han runs coll/tuned on its own sub-communicators"),
+            std::string::npos);
+  // Nothing known of barrier's server, nothing forced for a served one: no word.
+  EXPECT_TRUE(
+      moot_tuned_algorithm_warnings({}, {"OMPI_MCA_coll_tuned_allreduce_algorithm"}).empty());
+  EXPECT_TRUE(moot_tuned_algorithm_warnings(served, {"OMPI_MCA_btl"}).empty());
+}
+
 }  // namespace
 }  // namespace colltune

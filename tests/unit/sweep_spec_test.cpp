@@ -48,7 +48,7 @@ TEST(SweepSpec, UnknownKeysSuggestTheNearest) {
   EXPECT_EQ(error_of("name: t\nrepetitons: 3\n"),
             "s.yaml:2:1: repetitons: unknown key (did you mean 'repetitions'?); allowed: name "
             "launcher launcher_args mpi_family hosts hostfile repetitions point_timeout_seconds "
-            "colltune env "
+            "colltune env mpis "
             "benchmark axes include exclude baseline interleave race exclusive");
   EXPECT_EQ(error_of("benchmark:\n  colectives: [allreduce]\n").substr(0, 70),
             "s.yaml:2:3: benchmark.colectives: unknown key (did you mean 'collectiv");

@@ -2,9 +2,6 @@
 
 #include <fmt/format.h>
 #include <mpi.h>
-#if __has_include(<mpi-ext.h>)
-#include <mpi-ext.h>  // Open MPI: MPIX_Query_cuda_support
-#endif
 
 #include <climits>
 #include <cstdlib>
@@ -14,6 +11,7 @@
 #include <map>
 #include <vector>
 
+#include "backends/mpi/mpi_cuda_aware.hpp"
 #include "backends/mpi/mpi_tool_knobs.hpp"
 #include "backends/mpi/mpi_types.hpp"
 #include "comm/device_memory.hpp"
@@ -42,17 +40,6 @@ namespace {
 
 constexpr int kTag = 17;
 constexpr int kAckTag = 18;
-
-// Why this MPI cannot take device pointers, or nullopt. Open MPI's extension answers at run time
-// (its MPIX_CUDA_AWARE_SUPPORT macro only says what the headers were built with).
-std::optional<std::string> not_cuda_aware() {
-#if defined(OMPI_HAVE_MPI_EXT_CUDA) && OMPI_HAVE_MPI_EXT_CUDA
-  if (MPIX_Query_cuda_support() == 1) return std::nullopt;
-  return "this MPI is not CUDA-aware (MPIX_Query_cuda_support() returns 0)";
-#else
-  return "this MPI does not say it is CUDA-aware (it has no MPIX_Query_cuda_support)";
-#endif
-}
 
 // Host memory, or device memory under --buffers device, with the deleter that frees it.
 using Memory = std::unique_ptr<void, std::function<void(void*)>>;
@@ -108,6 +95,7 @@ struct MpiCommunicator::Impl {
   std::unique_ptr<DeviceMemory> device;  // --buffers device; null for host buffers
   // MPICH's algorithm variables, read at every call: written before this communicator's calls.
   std::optional<PerCallKnobs> per_call;
+  std::string split;  // --split host: what the communicators are, for the run context
 
   const AlltoallvArguments& alltoallv_for(const Collective& c, int nranks, int rank) {
     if (!alltoallv.matches(c)) {
@@ -150,7 +138,16 @@ MpiCommunicator::MpiCommunicator(const MpiWorld& world, const BackendOptions& op
   }
   write_mpi_t_knobs(mca);
   if (!per_call.empty()) impl_->per_call.emplace(per_call);
-  COLLTUNE_MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &impl_->comm));
+  if (options.split_by_host) {
+    const HostGroups groups = host_groups(world);
+    COLLTUNE_MPI_CHECK(MPI_Comm_split(MPI_COMM_WORLD, groups.host, world.rank(), &impl_->comm));
+    rank_ = groups.rank_in_host;
+    size_ = groups.ranks_per_host[static_cast<std::size_t>(groups.host)];
+    impl_->split = fmt::format("by host: {} communicators of {} ranks, measuring at once",
+                               groups.ranks_per_host.size(), size_);
+  } else {
+    COLLTUNE_MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &impl_->comm));
+  }
   MPI_Comm_set_errhandler(impl_->comm, MPI_ERRORS_RETURN);
 }
 
@@ -171,7 +168,9 @@ std::vector<DeviceInfo> MpiCommunicator::devices() const {
 }
 
 std::map<std::string, std::string> MpiCommunicator::settings() const {
-  return {{"memory", impl_->device ? "device" : "host"}};
+  std::map<std::string, std::string> out{{"memory", impl_->device ? "device" : "host"}};
+  if (!impl_->split.empty()) out["split"] = impl_->split;
+  return out;
 }
 
 std::optional<std::string> MpiCommunicator::unsupported(const Collective& c) const {

@@ -1,8 +1,0 @@
-#!/usr/bin/env bash
-# colltune history's false alarms, misses and speed on this machine; see scripts/bench_history.py
-# --help.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-[ -x build/src/colltune ] || scripts/setup.sh >/dev/null
-. scripts/mpi-env.sh
-exec python3 scripts/bench_history.py --colltune build/src/colltune "$@"

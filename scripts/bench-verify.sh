@@ -1,8 +1,0 @@
-#!/usr/bin/env bash
-# What a tuned rules file promised against what verify measures in fresh launches; see
-# scripts/bench_verify.py --help.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-[ -x build/src/colltune ] || scripts/setup.sh >/dev/null
-. scripts/mpi-env.sh
-exec python3 scripts/bench_verify.py --colltune build/src/colltune "$@"

@@ -1,0 +1,51 @@
+"""bench/health_sim, health's real planner and rule on simulated fleets, held to the namespace
+cluster's own figures at N = 4 (docs/health.md: 0 of 20 healthy checks naming a node, 19 of 20
+throttled nodes named, 10 of 10 stopped nodes), within 10 points: the model is fitted to that
+cluster (its defaults), with its node's link throttled to half (--slow-factor 2). Bad model
+parameters are exit 2 with one line naming the option and what is allowed."""
+import argparse
+import os
+import subprocess
+import sys
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--sim", required=True)
+args = parser.parse_args()
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "mpi"))
+from harness import check, finish, skip  # noqa: E402
+
+
+proc = subprocess.run([args.sim, "--nodes", "4", "--checks", "100", "--slow-factor", "2",
+                       "--launch-seconds", "1.5", "--timeout-seconds", "20"],
+                      capture_output=True, text=True, timeout=300)
+check(proc.returncode == 0, f"health_sim at 4 nodes: exit {proc.returncode}: {proc.stderr}")
+row = proc.stdout.splitlines()[-1].split() if proc.stdout else []
+if len(row) == 11:
+    rate = lambda text: int(text.split("/")[0]) / int(text.split("/")[1])
+    healthy, slow, stopped = rate(row[5]), rate(row[6]), rate(row[9])
+    check(healthy <= 0.0 + 0.10, f"healthy checks naming a node: {row[5]}, namespace 0 of 20")
+    check(slow >= 0.95 - 0.10, f"throttled node named: {row[6]}, namespace 19 of 20")
+    check(stopped >= 1.0 - 0.10, f"stopped node named: {row[9]}, namespace 10 of 10")
+    check(int(row[1]) == 3, f"4 nodes: {row[1]} rounds, expected the 3 of every pair")
+else:
+    check(False, f"no table row: {proc.stdout[-400:]}")
+
+# Nothing slow at all (factors 1): the "slow node" and "slow link" scenarios must name nothing.
+proc = subprocess.run([args.sim, "--nodes", "4", "--checks", "50", "--slow-factor", "1",
+                       "--link-factor", "1"], capture_output=True, text=True, timeout=300)
+row = proc.stdout.splitlines()[-1].split() if proc.returncode == 0 and proc.stdout else []
+check(len(row) == 11 and row[6] == "0/50" and row[7] == "0/50",
+      f"factors of 1 named as slow: {row}")
+
+for argv, words in ((["--launch-sd", "0"], "--launch-sd 0: allowed: a finite number above 0"),
+                    (["--node-sd", "-0.1"], "--node-sd -0.1: allowed: a finite number above 0"),
+                    (["--launch-seconds", "nan"], "--launch-seconds nan: allowed"),
+                    (["--nodes", "3"], "--nodes 3: allowed: 4 or more"),
+                    (["--slow-factor", "0.5"], "--slow-factor 0.5: allowed: a time factor of 1"),
+                    (["--nodes", "16", "--slow-nodes", "16"], "--slow-nodes 16: more slow nodes")):
+    proc = subprocess.run([args.sim, *argv], capture_output=True, text=True, timeout=60)
+    lines = proc.stderr.strip().splitlines()
+    check(proc.returncode == 2 and len(lines) == 1 and words in lines[0] and not proc.stdout,
+          f"{argv}: exit {proc.returncode}, stderr {proc.stderr!r}, stdout {proc.stdout[:200]!r}")
+
+finish("health_sim")

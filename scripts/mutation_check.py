@@ -501,6 +501,18 @@ MUTANTS = [
      "HealthConfirm", "a failed node is named on the first passes alone"),
     ("src/sweep/fail_fast.cpp", "  if (done) {\n    watching_ = false;", "  if (done) {",
      "FailFast", "a launch that succeeded leaves fail-fast watching: later failures stop good work"),
+    ("src/apps/verify_command.cpp", "if (point && !point->baseline && warning.find(kNotTunedMark)",
+     "if (point && point->baseline && warning.find(kNotTunedMark)", "coll_component",
+     "verify of a rules file Open MPI never applied (another component serves) passes as measured"),
+    ("src/knobs/knob_scope.cpp", "  const bool rules_file = has(knobs, kRulesFileKnob);",
+     "  const bool rules_file = false;", "KnobScope|coll_component",
+     "a rules file is never said moot where another coll component serves its collective"),
+    ("src/sweep/dialect.cpp", "  const std::string said = text.str().substr(0, text.str().find('\\n'));",
+     "  return;\n  const std::string said = text.str().substr(0, text.str().find('\\n'));",
+     "sweep_cli", "a launcher whose --version names no MPI is taken for Open MPI's"),
+    ("src/report/tune.cpp", "        out += fmt::format(\"{} {} 0 0\\n\", bytes, algorithm);",
+     "        out += fmt::format(\"{} {} 0 0\\n\", bytes, 0);", "ompi5_rules|ompi_rules_roundtrip",
+     "the rules file writes algorithm 0 (Open MPI decides) instead of the measured one"),
 ]
 
 

@@ -229,7 +229,9 @@ RunContext gather_context(const MpiWorld& world, const Communicator& comm,
     for (const auto& [name, value] : allowed_environment(environ)) knobs.push_back(name);
     for (const auto& setting : options.interleaved)
       for (const auto& [name, value] : setting) knobs.push_back(name);
-    for (auto& w : moot_tuned_algorithm_warnings(mpi_coll_components_here(), knobs))
+    std::vector<std::string> measured;
+    for (const CollKind kind : options.colls) measured.emplace_back(name(kind));
+    for (auto& w : moot_tuned_algorithm_warnings(mpi_coll_components_here(), knobs, measured))
       c.warnings.push_back(std::move(w));
   }
   c.timing = options.policy.timing;

@@ -18,6 +18,8 @@
 #include "apps/sweep_command.hpp"
 #include "core/environment.hpp"
 #include "core/errors.hpp"
+#include "knobs/knob_scope.hpp"
+#include "report/analysis.hpp"
 #include "report/tuned_read.hpp"
 #include "report/verify.hpp"
 #include "store/results.hpp"
@@ -164,6 +166,17 @@ std::optional<std::string> every_tuned_launch_failed(const std::string& store) {
   return first_failure;
 }
 
+// A warning of the tuned side's launches that Open MPI served a collective of the file by another
+// component than coll/tuned (run_context): the file then did not choose what was measured.
+std::optional<std::string> tuned_side_not_applied(const Dataset& d) {
+  for (const auto& [point_id, warning] : d.warnings) {
+    const PointInfo* point = find_point(d, point_id);
+    if (point && !point->baseline && warning.find(kNotTunedMark) != std::string::npos)
+      return warning;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 int verify_command(const std::vector<std::string>& args) {
@@ -277,13 +290,21 @@ int verify_command(const std::vector<std::string>& args) {
     std::fprintf(stderr, "colltune verify: the measuring sweep left no store (exit %d)\n", swept);
     return swept == 0 ? kVerifyCannotTell : swept;
   }
-  const VerifyOutcome outcome = verify_dataset(load_dataset(store), f, a.np);
+  const Dataset measured = load_dataset(store);
+  const VerifyOutcome outcome = verify_dataset(measured, f, a.np);
   std::fputs(outcome.text.c_str(), stdout);
   std::fprintf(stderr, "colltune verify: store %s\n", store.c_str());
   if (const auto why = every_tuned_launch_failed(store)) {
     std::fprintf(stderr,
                  "colltune verify: every launch with %s applied failed, so the MPI would not run "
                  "with it as it is (it refused or only partly read the file?): %s\n",
+                 a.tuned.c_str(), why->c_str());
+    return kVerifyCannotTell;
+  }
+  if (const auto why = tuned_side_not_applied(measured)) {
+    std::fprintf(stderr,
+                 "colltune verify: the MPI did not apply %s where it was measured, so these "
+                 "figures are not the file's: %s\n",
                  a.tuned.c_str(), why->c_str());
     return kVerifyCannotTell;
   }

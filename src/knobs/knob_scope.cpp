@@ -325,19 +325,27 @@ std::optional<std::string> mpi_algorithm_knob_collective(std::string_view knob) 
 }
 
 std::vector<std::string> moot_tuned_algorithm_warnings(
-    const std::map<std::string, std::string>& components, const std::vector<std::string>& knobs) {
+    const std::map<std::string, std::string>& components, const std::vector<std::string>& knobs,
+    const std::vector<std::string>& measured) {
+  const auto has = [](const std::vector<std::string>& list, std::string_view item) {
+    return std::find(list.begin(), list.end(), item) != list.end();
+  };
+  const bool rules_file = has(knobs, kRulesFileKnob);
   std::vector<std::string> out;
   for (const TunedCollective& tuned : tuned_collectives()) {
     const std::string knob = fmt::format("OMPI_MCA_coll_tuned_{}_algorithm", tuned.mca);
-    if (std::find(knobs.begin(), knobs.end(), knob) == knobs.end()) continue;
+    const bool forced = has(knobs, knob);
+    if (!forced && !(rules_file && !tuned.collective.empty() && has(measured, tuned.collective)))
+      continue;
     const auto served = components.find(std::string(tuned.mca));
     if (served == components.end() || served->second == "tuned") continue;
     const std::string& other = served->second;
     out.push_back(fmt::format(
-        "{} is served by Open MPI's coll/{} here, not coll/tuned (the library's own table, "
-        "MPI_COMM_WORLD): {} does not choose what runs{}; allowed: OMPI_MCA_coll=^{}, or "
-        "OMPI_MCA_coll_tuned_priority above coll/{}'s",
-        tuned.mca, other, knob,
+        "{} is served by Open MPI's coll/{} {} (the library's own table, MPI_COMM_WORLD): {} "
+        "does not choose what runs{}; allowed: OMPI_MCA_coll=^{}, or OMPI_MCA_coll_tuned_priority "
+        "above coll/{}'s",
+        tuned.mca, other, kNotTunedMark,
+        forced ? knob : fmt::format("the rules file ({})", kRulesFileKnob),
         other == "han" ? " (han runs coll/tuned on its own sub-communicators, where it may apply)"
                        : "",
         other, other));

@@ -74,12 +74,20 @@ struct TunedCollective {
 };
 const std::vector<TunedCollective>& tuned_collectives();
 
-// One warning per coll_tuned forced algorithm among `knobs` (environment names) whose
-// collective another Open MPI component serves: `components` is collective (Open MPI's name,
-// "allreduce") -> component ("tuned", "han", "sm"), as the library's own table said in this
-// launch. The forced value then does not choose what runs.
+// coll/tuned's rules file: set (with kDynamicRulesKnob), it chooses for every collective it has
+// rules for.
+inline constexpr std::string_view kRulesFileKnob = "OMPI_MCA_coll_tuned_dynamic_rules_filename";
+
+// One warning per collective whose coll_tuned choice `knobs` (environment names) force, by its
+// algorithm knob or by kRulesFileKnob for each of `measured` (colltune's names), and which another
+// Open MPI component serves: `components` is collective (Open MPI's name, "allreduce") ->
+// component ("tuned", "han", "sm"), as the library's own table said in this launch. The forced
+// value or the file then does not choose what runs.
+// In each of those warnings: how verify tells a file Open MPI did not apply.
+inline constexpr std::string_view kNotTunedMark = "here, not coll/tuned";
 std::vector<std::string> moot_tuned_algorithm_warnings(
-    const std::map<std::string, std::string>& components, const std::vector<std::string>& knobs);
+    const std::map<std::string, std::string>& components, const std::vector<std::string>& knobs,
+    const std::vector<std::string>& measured = {});
 
 // Open MPI's coll/tuned ignores forced algorithms and rules files unless this is 1 at launch
 // (read only during MPI_Init; read-only through MPI_T on 4.1).

@@ -57,8 +57,7 @@ TunedFile read_rules(const std::string& path, const std::string& text) {
   };
   TunedFile f;
   f.kind = TunedKind::kOmpiRules;
-  f.env = {{"OMPI_MCA_coll_tuned_use_dynamic_rules", "1"},
-           {"OMPI_MCA_coll_tuned_dynamic_rules_filename", path}};
+  f.env = {{std::string(kDynamicRulesKnob), "1"}, {std::string(kRulesFileKnob), path}};
   const auto [collectives, _] = next("collective count");
   for (long long c = 0; c < collectives; ++c) {
     const auto [id, id_line] = next("collective id");

@@ -3,7 +3,8 @@ collective, and colltune asks the library which one does. Raising coll/sm's prio
 tuned's (30) makes sm serve allreduce, bcast and barrier but not alltoall (coll_sm_module.c sets
 no alltoall); Open MPI itself confirms sm is enabled at that priority in its coll_base_verbose
 lines. So: a forced allreduce algorithm, set or interleaved, gets the warning naming sm; a forced
-alltoall algorithm, and the same allreduce one without sm raised, get none."""
+alltoall algorithm, and the same allreduce one without sm raised, get none. And verify of a rules
+file for allreduce under sm raised is exit 3, saying the MPI did not apply the file."""
 import argparse
 import json
 import os
@@ -52,4 +53,29 @@ check(not any("is served by" in w for w in warnings), f"sm serves no alltoall: {
 
 said, warnings = run({"OMPI_MCA_coll_tuned_allreduce_algorithm": "4"}, "tuned_serves")
 check(not any("is served by" in w for w in warnings), f"tuned serves allreduce: {warnings}")
+
+# verify of a rules file for allreduce where sm serves allreduce: Open MPI never applies the file,
+# so verify's figures are not the file's and it says so, exit 3. The same file with tuned serving
+# measures it (whatever the verdict) without that line.
+rules = os.path.join(work, "allreduce.rules")
+with open(rules, "w") as f:  # Open MPI 4.1's format: allreduce (id 2), comm size 2, algorithm 3
+    f.write("1 # collectives\n2 # collective id\n1 # comm sizes\n2 # comm size\n1 # rules\n"
+            "0 3 0 0\n")
+NOT_APPLIED = "colltune verify: the MPI did not apply " + rules
+
+
+def verify(extra, name):
+    return subprocess.run([args.colltune, "verify", rules, "--np", "2", "--rounds", "2",
+                           "--results", os.path.join(work, name)],
+                          env=dict(mpi_env(), **extra), capture_output=True, text=True,
+                          timeout=300)
+
+
+proc = verify({"OMPI_MCA_coll_sm_priority": "40"}, "verify_sm")
+check(proc.returncode == 3 and NOT_APPLIED in proc.stderr and SERVED in proc.stderr
+      and "the rules file (OMPI_MCA_coll_tuned_dynamic_rules_filename)" in proc.stderr,
+      f"verify where sm serves: exit {proc.returncode}: {proc.stderr[-800:]}")
+proc = verify({}, "verify_tuned")
+check(proc.returncode in (0, 1, 3) and NOT_APPLIED not in proc.stderr and "colltune verify: store"
+      in proc.stderr, f"verify where tuned serves: exit {proc.returncode}: {proc.stderr[-800:]}")
 finish("coll_component")

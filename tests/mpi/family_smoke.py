@@ -1,6 +1,7 @@
 """colltune built against another MPI (colltune-<name>, COLLTUNE_EXTRA_MPIS: PyPI's Open MPI 5,
 MPICH 5 or Intel MPI), run through that MPI's own launcher from its install prefix:
-- an allreduce at np 2, validated, with the MPI's one-line name in the header and the records;
+- an allreduce at np 2, validated, with the MPI's one-line name in the header and the records,
+  and allreduce and alltoall at np 4, validated;
 - an algorithm race in one launch where the MPI re-reads its knob (Open MPI's coll_tuned through
   MPI_T, MPICH's MPIR_CVAR_ at every call), and for Intel MPI, which reads I_MPI_ADJUST_ at
   MPI_Init only, the in-process race refused (exit 2) and a racing sweep across launches instead;
@@ -84,6 +85,17 @@ records = records_of(out)
 check(records and all(r["nranks"] == 2 and r["wrong"] == 0 and
                       r["context"]["mpi_family"] == family for r in records),
       "records: 2 ranks, #wrong 0, the family")
+
+# np 4 (oversubscribed on 2 cores): allreduce and alltoall validated, small and short, for a
+# polling MPI's 4 ranks on 2 cores take seconds a call.
+out4 = os.path.join(work, "run4.jsonl")
+proc = run([launcher, np_flag, "4", *launcher_args, args.colltune, "run", "--coll",
+            "allreduce,alltoall", "-b", "8", "-e", "4K", "-f", "8", "-n", "2", "--repetitions", "2",
+            "--json", out4])
+records = records_of(out4)
+check(proc.returncode == 0 and {r["collective"] for r in records} == {"allreduce", "alltoall"}
+      and all(r["nranks"] == 4 and r["wrong"] == 0 for r in records),
+      f"np 4: exit {proc.returncode}, {len(records)} records: {proc.stderr[-600:]}")
 
 interleave = base + ["--json", os.path.join(work, "race.jsonl"), "--interleave",
                      f"{knob}={','.join(values)}"]

@@ -46,6 +46,28 @@ check(proc.returncode == 2 and proc.stderr.strip() ==
       "it (every launch would fail), or launcher: srun or local",
       f"no mpirun: exit {proc.returncode}: {proc.stderr}")
 check(not os.path.exists(results), "no mpirun: a store was created")
+
+# A launcher whose --version names no MPI (a site wrapper, say): exit 2 before any launch, quoting
+# what it said and how to name the family in the spec, even for a dry run.
+fake = os.path.join(work, "fakebin")
+os.makedirs(fake)
+with open(os.path.join(fake, "mpirun"), "w") as f:
+    f.write("#!/bin/sh\necho 'SiteLaunch 3.2 (cluster wrapper)'\n")
+os.chmod(os.path.join(fake, "mpirun"), 0o755)
+env = dict(os.environ, PATH=fake + ":" + os.environ["PATH"])
+proc = subprocess.run([args.colltune, "sweep", spec, "--results", results, "--dry-run"], env=env,
+                      capture_output=True, text=True, timeout=20)
+check(proc.returncode == 2 and proc.stderr.strip() ==
+      f"colltune: error: {spec}: launcher: 'mpirun --version' says 'SiteLaunch 3.2 (cluster "
+      "wrapper)', which names no MPI colltune knows; allowed: Open MPI's mpirun, MPICH's or Intel "
+      "MPI's mpiexec, or name the family in the spec (mpi_family: openmpi, mpich or intelmpi)",
+      f"unknown launcher: exit {proc.returncode}: {proc.stderr}")
+check(not os.path.exists(results), "unknown launcher: a store was created")
+spec_named = h.write_spec(work, "name: pre\nmpi_family: openmpi\n", "named.yaml")
+proc = subprocess.run([args.colltune, "sweep", spec_named, "--results", results, "--dry-run"],
+                      env=env, capture_output=True, text=True, timeout=20)
+check(proc.returncode == 0 and any(l.startswith("mpirun ") for l in proc.stdout.splitlines()),
+      f"unknown launcher, family named: exit {proc.returncode}: {proc.stderr[-400:]}")
 code, _, stderr = h.run_sweep(args, spec, "--results", os.path.join(spec, "sub"))
 check(code == 2 and stderr.strip().endswith("is not a writable directory); allowed: a directory "
                                              "this user can write")

@@ -246,6 +246,18 @@ TEST(KnobScope, AForcedTunedAlgorithmIsMootWhereAnotherComponentServes) {
   EXPECT_TRUE(
       moot_tuned_algorithm_warnings({}, {"OMPI_MCA_coll_tuned_allreduce_algorithm"}).empty());
   EXPECT_TRUE(moot_tuned_algorithm_warnings(served, {"OMPI_MCA_btl"}).empty());
+  // A rules file stands for each collective the run measures: moot for allreduce, which sm
+  // serves; no word for alltoall, which tuned serves, nor for bcast, which is not measured.
+  const auto by_file = moot_tuned_algorithm_warnings(
+      served, {"OMPI_MCA_coll_tuned_dynamic_rules_filename"}, {"allreduce", "alltoall"});
+  ASSERT_EQ(by_file.size(), 1u);
+  EXPECT_NE(by_file[0].find("allreduce is served by Open MPI's coll/sm here, not coll/tuned"),
+            std::string::npos)
+      << by_file[0];
+  EXPECT_NE(by_file[0].find("the rules file (OMPI_MCA_coll_tuned_dynamic_rules_filename) does "
+                            "not choose what runs"),
+            std::string::npos)
+      << by_file[0];
 }
 
 }  // namespace

@@ -78,13 +78,14 @@ const std::vector<TunedCollective>& tuned_collectives();
 // rules for.
 inline constexpr std::string_view kRulesFileKnob = "OMPI_MCA_coll_tuned_dynamic_rules_filename";
 
+// In each warning below: how verify tells a file Open MPI did not apply.
+inline constexpr std::string_view kNotTunedMark = "here, not coll/tuned";
+
 // One warning per collective whose coll_tuned choice `knobs` (environment names) force, by its
 // algorithm knob or by kRulesFileKnob for each of `measured` (colltune's names), and which another
 // Open MPI component serves: `components` is collective (Open MPI's name, "allreduce") ->
 // component ("tuned", "han", "sm"), as the library's own table said in this launch. The forced
 // value or the file then does not choose what runs.
-// In each of those warnings: how verify tells a file Open MPI did not apply.
-inline constexpr std::string_view kNotTunedMark = "here, not coll/tuned";
 std::vector<std::string> moot_tuned_algorithm_warnings(
     const std::map<std::string, std::string>& components, const std::vector<std::string>& knobs,
     const std::vector<std::string>& measured = {});

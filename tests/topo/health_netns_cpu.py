@@ -57,11 +57,11 @@ try:
         check(nodes[n]["alone"]["verdict"] == "ok", f"{n} alone: {nodes[n]['alone']}")
 
     # Every launch dies alike at once (the spec's colltune is not there): stage 1's launch of
-    # every node at once fails, each node alone then in 0.1 s, and the check stops after 3 alike
-    # failures within 2 s with the cause, exit 3, and drains no node, for no node is to blame.
-    # Open MPI takes about 5 s to abort the launch of every node here, but under 2 s on a faster
-    # host (CI once): that launch then counts as the first of the 3, so how many nodes are
-    # launched alone follows from its own time, read from the store's manifest.
+    # every node at once fails, then each node alone, and the check stops after 3 alike failures
+    # in a row within 2 s each (a slower one restarts the count), with the cause, exit 3, and
+    # drains no node, for no node is to blame. Open MPI takes 0.1-0.3 s to fail such a launch
+    # here, but now and then 5 s (seen in CI and here), so where the stop falls follows from the
+    # launches' own times, read from the store's manifest, by the documented rule.
     broken = h.write_spec(work, open(spec).read().replace("name: health-netns-cpu",
                                                           "name: broken\ncolltune: /nonexistent"),
                           "broken.yaml")
@@ -71,17 +71,23 @@ try:
                           timeout=300)
     stores = glob.glob(os.path.join(work, "b", "health-*", "manifest.json"))
     check(len(stores) == 1, f"broken: stores {stores}")
-    manifest = json.load(open(stores[0]))
-    at_once = [p["id"] for p in manifest["points"] if "nodes alone at once" in p["label"]]
-    seconds = [la["seconds"] for la in manifest["launches"] if la["point"] in at_once]
-    check(len(seconds) == 1, f"broken: launches of every node at once: {seconds}")
-    each_alone = 2 if seconds and seconds[0] <= 2 else 3
-    check(proc.returncode == 3 and proc.stdout.startswith(
-        "colltune health: could not check: 3 launches in a row, before any succeeded, all failed "
-        "within 2 s with: ") and proc.stderr.count("] alone ") == 1 + each_alone
-          and open(drain).read() == "",
-          f"broken: exit {proc.returncode}, every node at once took {seconds} s, so {each_alone} "
-          f"nodes alone expected: {proc.stdout[:400]} {proc.stderr[-600:]}")
+    seconds = [la["seconds"] for la in json.load(open(stores[0]))["launches"]]
+    in_a_row, stop_at = 0, None
+    for i, took in enumerate(seconds):
+        in_a_row = in_a_row + 1 if took <= 2 else 0
+        if in_a_row == 3:
+            stop_at = i + 1
+            break
+    said = f"broken: exit {proc.returncode}, launch times {seconds}: {proc.stdout[:400]} " \
+           f"{proc.stderr[-600:]}"
+    if stop_at is not None:
+        check(proc.returncode == 3 and proc.stdout.startswith(
+            "colltune health: could not check: 3 launches in a row, before any succeeded, all "
+            "failed within 2 s with: ") and len(seconds) == stop_at
+              and proc.stderr.count("] alone ") == stop_at and open(drain).read() == "", said)
+    else:  # no 3 fast failures in a row: nothing proves the cause is every launch's
+        check(proc.returncode == 1 and len(seconds) == 5 and "4 of 4 nodes need attention"
+              in proc.stdout, said)
 finally:
     subprocess.run([cluster, "down", "4"], capture_output=True)
     try:

@@ -513,6 +513,13 @@ MUTANTS = [
     ("src/report/tune.cpp", "        out += fmt::format(\"{} {} 0 0\\n\", bytes, algorithm);",
      "        out += fmt::format(\"{} {} 0 0\\n\", bytes, 0);", "ompi5_rules|ompi_rules_roundtrip",
      "the rules file writes algorithm 0 (Open MPI decides) instead of the measured one"),
+    ("src/health/health_run.cpp", "  if (r_.stopped.empty() && fail_fast_.shared_cause()) {",
+     "  if (false) {", "health_netns_cpu",
+     "a check whose every launch failed alike, slowly, names and drains every node"),
+    ("src/sweep/fail_fast.cpp", "  if (*every_failure_reason_ != reason) every_failure_reason_ = \"\";", "",
+     "FailFast", "launches failing with different causes are taken for one shared cause"),
+    ("src/sweep/fail_fast.cpp", "    any_succeeded_ = true;\n", "",
+     "FailFast", "failures after a launch that succeeded are taken for every launch's cause"),
 ]
 
 

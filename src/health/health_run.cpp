@@ -55,6 +55,13 @@ HealthResult HealthRun::run() {
   pairs_stage();
   confirm_stage();
   together_stage();
+  if (r_.stopped.empty() && fail_fast_.shared_cause()) {
+    // Slow failures kept fail-fast from stopping the check, but a cause every launch died of is
+    // the check's setup or the fabric's, not each node's: naming them all would drain the fleet.
+    r_.stopped = fail_fast_.shared_cause_message(
+        "health: a cause every node's launches share is no node's fault, so none is named");
+    event(r_.stopped);
+  }
   if (!r_.stopped.empty()) {
     // The check's own setup failed, not the nodes it ran on: none of them is judged.
     r_.input.failed.clear();

@@ -10,9 +10,13 @@ FailFast::Step FailFast::observe(bool done, double seconds, const std::vector<st
   Step step;
   if (done) {
     watching_ = false;
+    any_succeeded_ = true;
     return step;
   }
   const std::string reason = failure_reason(tail).value_or("the launch printed nothing");
+  ++failed_;
+  if (!every_failure_reason_) every_failure_reason_ = reason;
+  if (*every_failure_reason_ != reason) every_failure_reason_ = "";
   if (reason != last_printed_) {
     step.new_reason = reason;
     last_printed_ = reason;
@@ -33,12 +37,29 @@ FailFast::Step FailFast::observe(bool done, double seconds, const std::vector<st
   return step;
 }
 
+namespace {
+std::string fix_line(const std::string& reason) {
+  const auto fix = known_fix(reason);
+  return fix ? "fix: " + *fix : std::string("no fix is known for this cause");
+}
+}  // namespace
+
 std::string FailFast::stop_message(const std::string& what_now) const {
-  const auto fix = known_fix(reason_);
   return fmt::format(
       "{} launches in a row, before any succeeded, all failed within {:g} s with: {}\n{}: {}",
-      alike_, kFailFastSeconds, reason_, what_now,
-      fix ? "fix: " + *fix : std::string("no fix is known for this cause"));
+      alike_, kFailFastSeconds, reason_, what_now, fix_line(reason_));
+}
+
+std::optional<std::string> FailFast::shared_cause() const {
+  if (any_succeeded_ || failed_ < 2 || !every_failure_reason_ || every_failure_reason_->empty())
+    return std::nullopt;
+  return every_failure_reason_;
+}
+
+std::string FailFast::shared_cause_message(const std::string& what_now) const {
+  const std::string reason = shared_cause().value_or("");
+  return fmt::format("all {} launches failed, none succeeded, every one with: {}\n{}: {}", failed_,
+                     reason, what_now, fix_line(reason));
 }
 
 }  // namespace colltune

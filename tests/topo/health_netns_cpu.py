@@ -59,7 +59,8 @@ try:
     # Every launch dies alike at once (the spec's colltune is not there): stage 1's launch of
     # every node at once fails, then each node alone, and the check stops after 3 alike failures
     # in a row within 2 s each (a slower one restarts the count), with the cause, exit 3, and
-    # drains no node, for no node is to blame. Open MPI takes 0.1-0.3 s to fail such a launch
+    # drains no node, for no node is to blame; where slow failures kept it going, every launch
+    # failing with that one cause says the same at the end. Open MPI takes 0.1-0.3 s to fail such a launch
     # here, but now and then 5 s (seen in CI and here), so where the stop falls follows from the
     # launches' own times, read from the store's manifest, by the documented rule.
     broken = h.write_spec(work, open(spec).read().replace("name: health-netns-cpu",
@@ -85,9 +86,36 @@ try:
             "colltune health: could not check: 3 launches in a row, before any succeeded, all "
             "failed within 2 s with: ") and len(seconds) == stop_at
               and proc.stderr.count("] alone ") == stop_at and open(drain).read() == "", said)
-    else:  # no 3 fast failures in a row: nothing proves the cause is every launch's
-        check(proc.returncode == 1 and len(seconds) == 5 and "4 of 4 nodes need attention"
-              in proc.stdout, said)
+    else:  # no 3 fast failures in a row: every node is launched, and every launch failing
+        # alike is then the one cause, not 4 failed nodes to drain
+        check(proc.returncode == 3 and proc.stdout.startswith(
+            f"colltune health: could not check: all {len(seconds)} launches failed, none "
+            "succeeded, every one with: ") and len(seconds) == 5
+              and "need attention" not in proc.stdout and open(drain).read() == "", said)
+
+    # Every launch dies alike but slowly (a stand-in colltune that fails after 2.5 s, as a
+    # missing library or a full disk would on every node): fail-fast never stops the check, all
+    # 4 nodes are launched and fail, and the one cause they share is said instead of 4 nodes
+    # named failed and drained.
+    slow_fail = os.path.join(work, "slow-fail.sh")
+    with open(slow_fail, "w") as f:
+        f.write("#!/bin/sh\nsleep 2.5\necho 'colltune: error: a stand-in that always fails'\n"
+                "exit 1\n")
+    os.chmod(slow_fail, 0o755)
+    slow = h.write_spec(work, open(spec).read().replace(
+        "name: health-netns-cpu", f"name: slowfail\ncolltune: {slow_fail}"), "slowfail.yaml")
+    proc = subprocess.run([args.colltune, "health", slow, "--results", os.path.join(work, "s"),
+                           "--drain", drain], env=h.mpi_env(), capture_output=True, text=True,
+                          timeout=300)
+    stores = glob.glob(os.path.join(work, "s", "health-*", "manifest.json"))
+    launches = json.load(open(stores[0]))["launches"] if len(stores) == 1 else []
+    check(proc.returncode == 3 and len(launches) >= 5 and all(
+        la["seconds"] > 2 for la in launches) and proc.stdout.startswith(
+        f"colltune health: could not check: all {len(launches)} launches failed, none succeeded, "
+        "every one with: colltune: error: a stand-in that always fails")
+        and open(drain).read() == "",
+        f"slow failures: exit {proc.returncode}, {len(launches)} launches: {proc.stdout[:500]} "
+        f"{proc.stderr[-600:]}")
 finally:
     subprocess.run([cluster, "down", "4"], capture_output=True)
     try:

@@ -71,6 +71,30 @@ TEST(FailFast, ASuccessEndsTheWatch) {
   EXPECT_FALSE(watch.observe(false, 0.1, tail).stop);
   EXPECT_FALSE(watch.observe(true, 0.1, {}).stop);
   for (int i = 0; i < 4; ++i) EXPECT_FALSE(watch.observe(false, 0.1, tail).stop);
+  EXPECT_EQ(watch.shared_cause(), std::nullopt);  // one launch ran: the cause is not everyone's
+}
+
+// Every launch failed alike, each too slowly for fail-fast (a missing binary that Open MPI took
+// 5 s to report each time): the cause is shared, and the message counts the launches and gives
+// the known fix. One launch failing otherwise, or a single failure, shares nothing.
+TEST(FailFast, EveryLaunchFailingAlikeIsOneCauseHoweverSlow) {
+  const std::vector<std::string> root{"mpirun has detected an attempt to run as root."};
+  FailFast watch;
+  for (int i = 0; i < 5; ++i) EXPECT_FALSE(watch.observe(false, 5.0, root).stop);
+  ASSERT_EQ(watch.shared_cause(), root[0]);
+  const std::string said = watch.shared_cause_message("none named");
+  EXPECT_EQ(said.rfind("all 5 launches failed, none succeeded, every one with: mpirun has", 0), 0U);
+  EXPECT_NE(said.find("\nnone named: fix: Open MPI refuses root"), std::string::npos);
+
+  FailFast mixed;
+  mixed.observe(false, 5.0, root);
+  mixed.observe(false, 5.0, {"colltune: error: some other cause"});
+  mixed.observe(false, 5.0, root);
+  EXPECT_EQ(mixed.shared_cause(), std::nullopt);
+
+  FailFast single;
+  single.observe(false, 5.0, root);
+  EXPECT_EQ(single.shared_cause(), std::nullopt);
 }
 
 }  // namespace

@@ -520,6 +520,9 @@ MUTANTS = [
      "FailFast", "launches failing with different causes are taken for one shared cause"),
     ("src/sweep/fail_fast.cpp", "    any_succeeded_ = true;\n", "",
      "FailFast", "failures after a launch that succeeded are taken for every launch's cause"),
+    ("src/health/health_alone.cpp", "v.verdict == HealthVerdict::kSlow && a.verdict == HealthVerdict::kOk && !a.undecided;",
+     "v.verdict == HealthVerdict::kSlow && !a.undecided;", "HealthAlone|health_sim",
+     "a node slow alone too is blamed on its network path"),
 ]
 
 

@@ -23,6 +23,7 @@
 #include "core/timestamp.hpp"
 #include "health/health_args.hpp"
 #include "health/health_report.hpp"
+#include "health/switch_layout.hpp"
 #include "store/atomic_file.hpp"
 #include "store/json_text.hpp"
 #include "sweep/dialect.hpp"
@@ -33,8 +34,34 @@ namespace colltune {
 namespace fs = std::filesystem;
 namespace {
 
+// Each host's leaf switch from Slurm's topology.conf at `path`; every host must have one.
+std::vector<std::string> switches_of(const std::vector<std::string>& hosts,
+                                     const std::string& path) {
+  std::ifstream in(path);
+  if (!in) {
+    throw ConfigError(fmt::format(
+        "--topology: '{}' cannot be read; allowed: a readable Slurm topology.conf", path));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  const std::map<std::string, std::string> leaf = read_topology_conf(text.str(), path);
+  std::vector<std::string> out;
+  for (const std::string& host : hosts) {
+    const auto it = leaf.find(host);
+    if (it == leaf.end()) {
+      throw ConfigError(fmt::format(
+          "--topology: {} puts {} under no switch; allowed: a topology.conf whose SwitchName "
+          "lines' Nodes= name every host checked",
+          path, host));
+    }
+    out.push_back(it->second);
+  }
+  return out;
+}
+
 struct HealthArgs {
-  std::string spec_path, hosts, hostfile, json_path, drain_path, results_root = "results";
+  std::string spec_path, hosts, hostfile, json_path, drain_path, topology_path,
+      results_root = "results";
   std::string large = "1M";
 };
 
@@ -220,6 +247,9 @@ int health_command(const std::vector<std::string>& args) {
   app.add_option("--seed", o.seed,
                  "the matchings' seed: the same seed draws the same pairs (default 1); another "
                  "seed measures other links");
+  app.add_option("--topology", a.topology_path,
+                 "Slurm's topology.conf: each node's leaf switch, so that slow links gathering at "
+                 "a switch name its uplinks");
   app.add_option("--json", a.json_path, "nodes, pairs, stages, figures and verdicts");
   app.add_option("--drain", a.drain_path, "one scontrol update line per bad node");
   app.add_option("--results", a.results_root, "where the check's store goes (default results)");
@@ -284,6 +314,7 @@ int health_command(const std::vector<std::string>& args) {
     }
   }
   check_hosts(o.hosts, from);
+  if (!a.topology_path.empty()) o.switch_of = switches_of(o.hosts, a.topology_path);
   if (o.confirm != "on" && o.confirm != "off") {
     throw ConfigError(fmt::format("--confirm: '{}' is not allowed; allowed: on off", o.confirm));
   }

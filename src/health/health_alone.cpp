@@ -141,8 +141,11 @@ HealthJudgement judge_all_stages(const HealthInput& in, const HealthRule& rule) 
   j.alone = judge_alone(in.alone, rule, j.notes);
   for (const AloneVerdict& a : j.alone) {
     j.any_undecided = j.any_undecided || a.undecided;
-    if (a.verdict != HealthVerdict::kSlow) continue;
     NodeVerdict& v = j.nodes[static_cast<std::size_t>(a.node)];
+    // Only a decided "ok" alone clears the node: undecided, it may be slow there too.
+    v.network_path =
+        v.verdict == HealthVerdict::kSlow && a.verdict == HealthVerdict::kOk && !a.undecided;
+    if (a.verdict != HealthVerdict::kSlow) continue;
     if (v.verdict != HealthVerdict::kOk && v.verdict != HealthVerdict::kNotJudged) continue;
     v.verdict = HealthVerdict::kSlow;
     v.slow_alone = true;

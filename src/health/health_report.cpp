@@ -1,9 +1,12 @@
 #include "health/health_report.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
+
+#include "health/switch_layout.hpp"
 
 namespace colltune {
 namespace {
@@ -44,6 +47,13 @@ std::string confirmation_text(const NodeVerdict& v) {
   return fmt::format("; {}: slow in {} of {} fresh pairs", word, v.confirm_slow, v.confirm_judged);
 }
 
+// Where a node slow through its pairs is slow: stage 1 found it ok alone.
+std::string network_path_text(const NodeVerdict& v) {
+  return v.network_path && v.verdict == HealthVerdict::kSlow
+             ? "; ok alone, so its network path: NIC, cable or switch port"
+             : "";
+}
+
 std::string node_reason(const HealthResult& r, const NodeVerdict& v) {
   if (v.failed_first) return fmt::format("{}: {}", name(v.verdict), v.reason);
   if ((v.verdict == HealthVerdict::kSlow || v.verdict == HealthVerdict::kNotConfirmed) &&
@@ -52,8 +62,9 @@ std::string node_reason(const HealthResult& r, const NodeVerdict& v) {
                        v.worst.launches, p_text(v.worst), confirmation_text(v));
   }
   if (v.verdict == HealthVerdict::kSlow || v.verdict == HealthVerdict::kNotConfirmed) {
-    return fmt::format("{}: {} in {} of {} pairs ({}){}", name(v.verdict), ratio_text(v.worst),
-                       v.slow_pairs, v.judged_pairs, p_text(v.worst), confirmation_text(v));
+    return fmt::format("{}: {} in {} of {} pairs ({}){}{}", name(v.verdict), ratio_text(v.worst),
+                       v.slow_pairs, v.judged_pairs, p_text(v.worst), confirmation_text(v),
+                       network_path_text(v));
   }
   if (v.verdict == HealthVerdict::kFailed || v.verdict == HealthVerdict::kUnreachable)
     return fmt::format("{}: {}", name(v.verdict), v.reason);
@@ -68,12 +79,6 @@ bool is_bad(HealthVerdict v) {
 
 // A node the confirmation pass cleared is fine: a slow pair of it is its link's doing.
 bool fine(HealthVerdict v) { return v == HealthVerdict::kOk || v == HealthVerdict::kNotConfirmed; }
-
-bool link_fault(const HealthResult& r, const PairVerdict& p) {
-  const auto& nodes = r.judgement.nodes;
-  return is_bad(p.verdict) && fine(nodes[static_cast<std::size_t>(p.pair.first)].verdict) &&
-         fine(nodes[static_cast<std::size_t>(p.pair.second)].verdict);
-}
 
 int judged_nodes(const HealthResult& r) {
   return static_cast<int>(std::count_if(
@@ -91,7 +96,7 @@ int health_exit_code(const HealthResult& r) {
   bool bad = std::any_of(r.judgement.nodes.begin(), r.judgement.nodes.end(),
                          [](const NodeVerdict& v) { return is_bad(v.verdict); });
   bad = bad || std::any_of(r.judgement.pairs.begin(), r.judgement.pairs.end(),
-                           [&](const PairVerdict& p) { return link_fault(r, p); });
+                           [&](const PairVerdict& p) { return link_fault(r.judgement, p); });
   bad = bad || std::any_of(r.together.begin(), r.together.end(), [](const TogetherFigure& t) {
           return t.verdict == HealthVerdict::kSlow;
         });
@@ -116,8 +121,19 @@ std::string health_text(const HealthResult& r, const HealthRule& rule) {
     if (!is_bad(v.verdict)) bad.push_back(host(r, node) + " ports: " + findings.front());
   }
   std::vector<std::string> links;
+  for (const UplinkVerdict& u : judge_uplinks(r.input, r.judgement)) {
+    links.push_back(fmt::format(
+        "switch {}{}: its uplinks: {} of the {} pairs leaving it are slow links ({} of {} within "
+        "it); the links below through it are its doing",
+        u.leaf,
+        u.tied.empty() ? ""
+                       : fmt::format(" or {} (as many slow links each: the figures cannot tell "
+                                     "which)",
+                                     fmt::join(u.tied, ", ")),
+        u.slow_crossing, u.crossing, u.slow_within, u.within));
+  }
   for (const PairVerdict& p : r.judgement.pairs) {
-    if (!link_fault(r, p)) continue;
+    if (!link_fault(r.judgement, p)) continue;
     links.push_back(fmt::format("link {}-{} {}: {}; both nodes are fine in their other pairs",
                                 host(r, p.pair.first), host(r, p.pair.second), name(p.verdict),
                                 p.verdict == HealthVerdict::kSlow
@@ -166,10 +182,11 @@ std::string health_text(const HealthResult& r, const HealthRule& rule) {
   out += "\nNodes:\n";
   out += fmt::format("  {:<24} {:<12} {}\n", "node", "verdict", "evidence");
   for (const NodeVerdict& v : r.judgement.nodes) {
-    std::string evidence = v.judged_pairs > 0 && !v.slow_alone
-                               ? fmt::format("{}, slow in {} of {} pairs{}", ratio_text(v.worst),
-                                             v.slow_pairs, v.judged_pairs, confirmation_text(v))
-                               : v.reason;
+    std::string evidence =
+        v.judged_pairs > 0 && !v.slow_alone
+            ? fmt::format("{}, slow in {} of {} pairs{}{}", ratio_text(v.worst), v.slow_pairs,
+                          v.judged_pairs, confirmation_text(v), network_path_text(v))
+            : v.reason;
     if (v.slow_alone) evidence = node_reason(r, v);
     if ((is_bad(v.verdict) && v.verdict != HealthVerdict::kSlow) || v.failed_first)
       evidence = v.reason;
@@ -267,6 +284,7 @@ nlohmann::json health_json(const HealthResult& r, const HealthRule& rule) {
          {"evidence", evidence(v.worst)},
          {"reason", v.reason},
          {"bad_link", v.link_only},
+         {"network_path", v.network_path && v.verdict == HealthVerdict::kSlow},
          {"port_findings",
           r.port_findings.count(v.node) ? r.port_findings.at(v.node) : std::vector<std::string>{}},
          {"ib_ports_before", to_json(r.ports_before.count(v.node) ? r.ports_before.at(v.node)
@@ -278,11 +296,20 @@ nlohmann::json health_json(const HealthResult& r, const HealthRule& rule) {
         {{"nodes", {host(r, p.pair.first), host(r, p.pair.second)}},
          {"verdict", name(p.verdict)},
          {"undecided", p.undecided},
-         {"link_fault", link_fault(r, p)},
+         {"link_fault", link_fault(r.judgement, p)},
          {"confirmation",
           p.confirm_verdict ? nlohmann::json(name(*p.confirm_verdict)) : nlohmann::json(nullptr)},
          {"evidence", evidence(p.worst)},
          {"reason", p.reason}});
+  }
+  j["uplinks"] = nlohmann::json::array();
+  for (const UplinkVerdict& u : judge_uplinks(r.input, r.judgement)) {
+    j["uplinks"].push_back({{"switch", u.leaf},
+                            {"slow_crossing", u.slow_crossing},
+                            {"crossing", u.crossing},
+                            {"slow_within", u.slow_within},
+                            {"within", u.within},
+                            {"tied_with", u.tied}});
   }
   j["together"] = nlohmann::json::array();
   for (const TogetherFigure& t : r.together) {

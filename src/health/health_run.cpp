@@ -35,6 +35,7 @@ extern "C" void on_health_interrupt(int) { g_interrupted.store(true); }
 
 HealthRun::HealthRun(const HealthOptions& o, std::FILE* progress) : o_(o), progress_(progress) {
   r_.input.nodes = o.hosts;
+  r_.input.switch_of = o.switch_of;
   fs::create_directories(o.store_dir + "/points");
   manifest_.sweep_id = fs::path(o.store_dir).filename().string();
   manifest_.name = "health";

@@ -39,6 +39,7 @@ struct HealthOptions {
   int matchings = 3;                    // beyond kAllPairsMaxNodes nodes
   std::string confirm = "on";           // "off": name on the first passes alone
   std::uint64_t seed = 1;
+  std::vector<std::string> switch_of;  // each host's leaf switch (--topology); empty: not known
   HealthRule rule;
   std::string store_dir;  // made fresh
   std::string colltune_path, colltune_version;

@@ -188,6 +188,16 @@ HealthJudgement judge_health(const HealthInput& in, const HealthRule& rule) {
   return out;
 }
 
+bool link_fault(const HealthJudgement& j, const PairVerdict& p) {
+  const auto fine = [&](int node) {
+    const HealthVerdict v = j.nodes[static_cast<std::size_t>(node)].verdict;
+    return v == HealthVerdict::kOk || v == HealthVerdict::kNotConfirmed;
+  };
+  return (p.verdict == HealthVerdict::kSlow || p.verdict == HealthVerdict::kFailed ||
+          p.verdict == HealthVerdict::kUnreachable) &&
+         fine(p.pair.first) && fine(p.pair.second);
+}
+
 double slowest_ok_pair_gbps(const HealthInput& in, const HealthJudgement& j, double bw_bytes) {
   double slowest = 0;
   for (const PairVerdict& v : j.pairs) {

@@ -39,6 +39,7 @@ struct HealthInput {
   std::map<int, std::string> failed;             // node -> what it did (a hang, an error)
   std::map<int, std::string> unreachable;        // node -> why no launch could start on it
   std::map<NodePair, std::string> failed_pairs;  // launches of just that pair that failed
+  std::vector<std::string> switch_of;  // node -> its leaf switch (--topology); empty: not known
 };
 
 // The worst metric of a pair or node, with its evidence.
@@ -76,6 +77,9 @@ struct NodeVerdict {
   Evidence worst;
   std::string reason;
   bool link_only = false;  // ok itself, but one of its links is slow or failed
+  // Slow in its pairs while stage 1 judged it ok alone: what is slow is its network path (NIC,
+  // cable, switch port), not the node, so that is what gets fixed (judge_all_stages).
+  bool network_path = false;
   // A suspect of the first passes measured again (health_confirm.hpp): of its fresh pairs (slow
   // alone: its fresh stage-1 units), those slow and those judged; -1 where it was no suspect.
   int confirm_slow = -1, confirm_judged = 0;
@@ -94,6 +98,10 @@ struct HealthJudgement {
   bool any_undecided = false;
   std::vector<std::string> notes;  // what the data could not tell
 };
+
+// A pair slow or failed while both its nodes are fine (ok, or cleared by the confirmation): the
+// link's doing, not a node's.
+bool link_fault(const HealthJudgement& j, const PairVerdict& p);
 
 // Stage 3: all healthy nodes at once, against what the slowest healthy pair's bw predicts.
 struct TogetherFigure {

@@ -38,6 +38,16 @@ ib_spec = h.write_spec(work, open(spec).read() + f"env: {{COLLTUNE_IB_SYSFS_ROOT
                        name="ib-spec.yaml")
 
 
+# Slurm's topology.conf for the namespace cluster: two leaves of two nodes under one spine.
+topology = os.path.join(work, "topology.conf")
+with open(topology, "w") as f:
+    f.write("SwitchName=leaf1 Nodes=ct-node[1-2]\nSwitchName=leaf2 Nodes=ct-node[3-4]\n"
+            "SwitchName=spine Switches=leaf[1-2]\n")
+partial = os.path.join(work, "partial.conf")
+with open(partial, "w") as f:
+    f.write("SwitchName=leaf1 Nodes=ct-node[1-2]\n")
+
+
 def health(*extra, limit=400):
     results = os.path.join(work, f"results-{time.monotonic_ns()}")
     proc = subprocess.run([args.colltune, "health", spec, "--results", results,
@@ -52,7 +62,9 @@ for extra, words in [(["--hosts", "ct-node1"], "allowed: 2 or more nodes"),
                      (["--hosts", "ct-node1,elsewhere"], "not among the spec's hosts"),
                      (["--hostfile", "/nonexistent/hosts"], "cannot be read"),
                      (["--budget", "30"], "too small for one pass"),
-                     (["--backend", "gloo"], "allowed: mpi nccl")]:
+                     (["--backend", "gloo"], "allowed: mpi nccl"),
+                     (["--topology", partial], "puts ct-node3 under no switch"),
+                     (["--topology", "/nonexistent/topology.conf"], "cannot be read")]:
     code, out, err, results = health(*extra, limit=30)
     lines = [l for l in err.splitlines() if l.strip()]
     check(code == 2, f"{extra}: exit {code}, expected 2: {err}")
@@ -68,13 +80,14 @@ try:
     # Healthy: every node ok, exit 0, and the store reads back as a sweep's does. 256 KiB (8 in
     # flight) is still bandwidth-bound at 1 gbit and takes a quarter of the default's time.
     code, out, err, results = health("--json", os.path.join(work, "healthy.json"), "--large",
-                                     "256K")
+                                     "256K", "--topology", topology)
     print(out)
     check(code == 0, f"healthy cluster: exit {code}: {out}{err[-1500:]}")
     check("all 4 nodes ok" in out, f"healthy cluster: {out[:400]}")
     report = json.load(open(os.path.join(work, "healthy.json")))
     check([n["verdict"] for n in report["nodes"]] == ["ok"] * 4, f"nodes: {report['nodes']}")
     check(len(report["pairs"]) == 6, f"{len(report['pairs'])} pairs, expected C(4,2) = 6")
+    check(report["uplinks"] == [], f"a healthy fabric's uplinks named: {report['uplinks']}")
     check("confirmation: nothing to confirm, 0 launches" in report["stages"],
           f"a healthy check pays no confirmation launch: {report['stages']}")
     store = h.the_store(results)
@@ -97,6 +110,13 @@ try:
     check(slow["evidence"]["metric"] in ("bw", "bibw") and
           0.4 < slow["evidence"]["ratio"] < 0.6, f"ct-node3's evidence: {slow['evidence']}")
     check(all(nodes[n]["verdict"] == "ok" for n in hosts if n != "ct-node3"), f"{nodes}")
+    # Its own collectives and memcpy are untouched by the throttle: where stage 1 decided it ok
+    # alone, the report names its network path (NIC, cable or switch port), not the node.
+    alone_ok = slow["alone"] is not None and slow["alone"]["verdict"] == "ok" and \
+        not slow["alone"]["undecided"]
+    check(slow["network_path"] == alone_ok and ("so its network path: NIC, cable or switch port"
+                                                in out) == alone_ok,
+          f"ct-node3's network path: alone {slow['alone']}, network_path {slow['network_path']}")
     # Named only once paired again in fresh launches with the three nodes judged ok.
     check(slow["confirmation"] == {"slow": 3, "judged": 3} and
           "confirmed: slow in 3 of 3 fresh pairs" in out, f"ct-node3's confirmation: {slow}")

@@ -108,6 +108,32 @@ TEST(HealthAlone, ANodeWithHalfTheMemcpyIsSlowAloneAndSlowOverall) {
   EXPECT_EQ(j.nodes[0].verdict, HealthVerdict::kNotJudged);
 }
 
+// Node 4's pairs at half the bw (every pair with it, as through a cable trained at half speed),
+// 3% launch noise: slow in its pairs. Where stage 1 judged it ok alone, what is slow is its
+// network path; where it was slow alone too, the node itself.
+TEST(HealthAlone, SlowInPairsButOkAloneIsTheNodesNetworkPath) {
+  for (const double alone_factor : {1.0, 2.0}) {
+    HealthInput in = alone_fleet(6, 2, 0.03, 11, {{4, alone_factor}});
+    std::mt19937_64 random(5);
+    std::normal_distribution<double> normal(0, 1);
+    for (int a = 0; a < 6; ++a) {
+      for (int b = a + 1; b < 6; ++b) {
+        PairFigures f{{a, b}, {}};
+        for (int l = 0; l < 2; ++l) {
+          const double launch = 1e-3 * (a == 4 || b == 4 ? 2 : 1) * std::exp(0.03 * normal(random));
+          f.launches["bw"].push_back({launch, launch * 1.01, launch * 0.99});
+        }
+        in.pairs.push_back(f);
+      }
+    }
+    const HealthJudgement j = judge_all_stages(in, {});
+    for (const NodeVerdict& v : j.nodes) {
+      EXPECT_EQ(v.verdict, v.node == 4 ? HealthVerdict::kSlow : HealthVerdict::kOk) << v.node;
+      EXPECT_EQ(v.network_path, v.node == 4 && alone_factor == 1.0) << v.node << alone_factor;
+    }
+  }
+}
+
 TEST(HealthAlone, ANodeIsNotHeldAgainstItsOwnErraticLaunches) {
   // CI's namespace cluster: a node under a 20% CPU quota copied in 0.9, 2.67 and 7.9 s, the
   // others in 0.137 s give or take 3% over 2 launches. By hand: its log sd is 1.09, and pooled

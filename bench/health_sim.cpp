@@ -245,7 +245,7 @@ void simulate(const SimOptions& o, int n) {
   std::mt19937_64 pick(o.seed * 7919 + static_cast<std::uint64_t>(n));
   std::uniform_int_distribution<int> node(0, n - 1);
   Tally healthy, slow, link, link_as_node, cable, uplink, stopped;
-  int launches_healthy = 0, launches_slow = 0, rounds = 0;
+  int launches_healthy = 0, launches_slow = 0, launches_uplink = 0, rounds = 0;
   double seconds_healthy = 0, seconds_stopped = 0;
   for (int c = 0; c < o.checks; ++c) {
     const std::uint64_t seed = o.seed * 1000003 + static_cast<std::uint64_t>(c);
@@ -294,6 +294,7 @@ void simulate(const SimOptions& o, int n) {
       up.bad_leaf = std::uniform_int_distribution<int>(0, n / o.leaf_size - 1)(pick);
       const Outcome uo = Check(o, n, up, seed).run(seed);
       ++uplink.checks;
+      launches_uplink = std::max(launches_uplink, uo.launches);
       uplink.hits += uo.uplinks == std::set<std::string>{"s" + std::to_string(up.bad_leaf)} &&
                      uo.named.empty();
     }
@@ -306,8 +307,9 @@ void simulate(const SimOptions& o, int n) {
     stopped.hits += so.named == std::set<std::string>{"n" + std::to_string(gone)};
     seconds_stopped += so.seconds / o.checks;
   }
-  std::printf("%6d %7d %9d %9.1f %9d %14s %14s %14s %14s %14s %14s %14s %9.1f\n", n, rounds,
-              launches_healthy, seconds_healthy / 60, launches_slow, healthy.text().c_str(),
+  std::printf("%6d %7d %9d %9.1f %9d %9s %14s %14s %14s %14s %14s %14s %14s %9.1f\n", n, rounds,
+              launches_healthy, seconds_healthy / 60, launches_slow,
+              uplink.checks ? std::to_string(launches_uplink).c_str() : "-", healthy.text().c_str(),
               slow.text().c_str(), cable.text().c_str(),
               uplink.checks ? uplink.text().c_str() : "-", link.text().c_str(),
               link_as_node.text().c_str(), stopped.text().c_str(), seconds_stopped / 60);
@@ -390,9 +392,10 @@ int main(int argc, char** argv) {
       "size and scenario\n",
       o.launch_sd, o.node_sd, o.latency_launch_sd, o.latency_node_sd, o.slow_factor, o.link_factor,
       o.launch_seconds, o.timeout_seconds, o.checks);
-  std::printf("%6s %7s %9s %9s %9s %14s %14s %14s %14s %14s %14s %14s %9s\n", "nodes", "rounds",
-              "launches", "wall_min", "l_slow", "healthy_named", "slow_named", "cable_as_path",
-              "uplink_named", "pair_as_link", "pair_as_node", "stopped_named", "wall_stop");
+  std::printf("%6s %7s %9s %9s %9s %9s %14s %14s %14s %14s %14s %14s %14s %9s\n", "nodes", "rounds",
+              "launches", "wall_min", "l_slow", "l_uplink", "healthy_named", "slow_named",
+              "cable_as_path", "uplink_named", "pair_as_link", "pair_as_node", "stopped_named",
+              "wall_stop");
   for (const int n : o.nodes) colltune::simulate(o, n);
   return 0;
 }

@@ -523,6 +523,18 @@ MUTANTS = [
     ("src/health/health_alone.cpp", "v.verdict == HealthVerdict::kSlow && a.verdict == HealthVerdict::kOk && !a.undecided;",
      "v.verdict == HealthVerdict::kSlow && !a.undecided;", "HealthAlone|health_sim",
      "a node slow alone too is blamed on its network path"),
+    ("src/health/switch_layout.cpp", "    if (most < kUplinkMinSlowPairs) break;", "    if (most < 1) break;",
+     "SwitchLayout", "one slow link names its leaf switch's uplinks"),
+    ("src/health/switch_layout.cpp", "      if (v.slow_crossing == most) worst.push_back(name);",
+     "      if (v.slow_crossing == most && worst.empty()) worst.push_back(name);", "SwitchLayout",
+     "of two leaves the figures cannot tell apart, the first is named alone"),
+    ("src/health/switch_layout.cpp", "prefix, n, lo.size(), suffix", "prefix, n, 1, suffix",
+     "SwitchLayout", "gpu[001-004] expands to gpu1..gpu4: no checked host is found under its switch"),
+    ("src/report/mpich_selection.cpp", "    if (t == Tri::kYes) return earlier;", "    if (false) return earlier;",
+     "mpich_json", "verify measures an MPICH file whose rules an earlier key shadows (MPICH's own choice both sides)"),
+    ("src/report/mpich_selection.cpp", "return yes(l.comm_size <= static_cast<int>(number(11)));",
+     "return yes(l.comm_size > static_cast<int>(number(11)));", "mpich_json",
+     "MPICH's comm_size<=N read backwards: a shadowing entry goes unseen"),
 ]
 
 

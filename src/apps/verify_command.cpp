@@ -201,6 +201,16 @@ int verify_command(const std::vector<std::string>& args) {
   app.add_option("--results", a.results_root, "where the measuring sweep's store goes");
   if (parse_or_help(app, args, "verify")) return 0;
   TunedFile f = read_tuned_file(a.tuned, plugin_path());
+  if (!f.unreachable.empty()) {
+    // Launches would measure MPICH's own choice on both sides and find them alike.
+    for (const std::string& why : f.unreachable)
+      std::fprintf(stderr, "colltune verify: %s\n", why.c_str());
+    std::fprintf(stderr,
+                 "colltune verify: MPICH would not apply %s as written, so nothing was launched; "
+                 "tune --emit mpich-json writes each rule where MPICH reaches it\n",
+                 a.tuned.c_str());
+    return kVerifyCannotTell;
+  }
   if (f.kind == TunedKind::kNcclPlugin) check_plugin_launch(a, f);
   std::set<int> ranks;
   std::set<std::string> covered;

@@ -83,6 +83,55 @@ constexpr std::array<AlgorithmFacts, 29> kAlgorithms{{
     {"reduce_scatter_block", "pairwise", kCommutative},
 }};
 
+// What a verify launch is, as MPICH's selection conditions (csel.c) test it: colltune's
+// reductions are MPI_SUM (built in, commutative), never in place under verify.
+struct LaunchFacts {
+  std::string_view collective;  // MPICH's name
+  int comm_size = 0;
+  std::uint64_t bytes = 0;  // what the collective's size key compares (kCollectives)
+};
+
+enum class Tri { kNo, kYes, kUnknown };
+
+Tri holds(const std::string& key, const LaunchFacts& l) {
+  const auto number = [&](std::size_t at) { return std::stoull(key.substr(at)); };
+  const auto yes = [](bool b) { return b ? Tri::kYes : Tri::kNo; };
+  const bool reduction = l.collective == "allreduce" || l.collective == "reduce" ||
+                         l.collective == "reduce_scatter_block";
+  // A container ends the level where MPICH meets it; "=any" always holds.
+  if (key.starts_with("algorithm=") || key.starts_with("composition=") || key == "any" ||
+      key.ends_with("=any"))
+    return Tri::kYes;
+  if (key.starts_with("collective=")) return yes(key.substr(11) == l.collective);
+  if (key == "comm_type=intra") return Tri::kYes;
+  if (key == "comm_type=inter") return Tri::kNo;
+  if (key.starts_with("comm_size<=")) return yes(l.comm_size <= static_cast<int>(number(11)));
+  if (key.starts_with("comm_size<")) return yes(l.comm_size < static_cast<int>(number(10)));
+  if (key == "comm_size=pow2") return yes((l.comm_size & (l.comm_size - 1)) == 0);
+  for (const char* size : {"avg_msg_size", "total_msg_size"}) {
+    const std::string le = std::string(size) + "<=", lt = std::string(size) + "<";
+    if (key.starts_with(le)) return yes(l.bytes <= number(le.size()));
+    if (key.starts_with(lt)) return yes(l.bytes < number(lt.size()));
+  }
+  if (reduction && (key == "is_commutative=yes" || key == "is_op_built_in=yes")) return Tri::kYes;
+  if (reduction && (key == "is_commutative=no" || key == "is_op_built_in=no")) return Tri::kNo;
+  if (key == "is_sendbuf_inplace=no") return Tri::kYes;
+  if (key == "is_sendbuf_inplace=yes") return Tri::kNo;
+  return Tri::kUnknown;  // the node layout, the count against a power of two...: not known here
+}
+
+// MPICH tries a level's keys in file order and follows the first that holds: the key before
+// `key` that surely holds for `l`, or "" (none, or one it cannot tell).
+std::string taken_before(const Json& level, const std::string& key, const LaunchFacts& l) {
+  for (const auto& [earlier, value] : level.items()) {
+    if (earlier == key) return "";
+    const Tri t = holds(earlier, l);
+    if (t == Tri::kYes) return earlier;
+    if (t == Tri::kUnknown) return "";
+  }
+  return "";
+}
+
 const AlgorithmFacts* facts_of(std::string_view mpi_collective, std::string_view name) {
   for (const AlgorithmFacts& f : kAlgorithms) {
     if (f.mpi_collective == mpi_collective && f.name == name) return &f;
@@ -261,7 +310,8 @@ std::string emit_mpich_selection(const Dataset& d, const MpichLibrary& lib,
   return doc.dump(2) + "\n";
 }
 
-std::vector<VerifiedRow> mpich_selection_rows(const std::string& path, const std::string& text) {
+std::vector<VerifiedRow> mpich_selection_rows(const std::string& path, const std::string& text,
+                                              std::vector<std::string>& unreachable) {
   Json doc;
   try {
     doc = Json::parse(text);
@@ -301,6 +351,20 @@ std::vector<VerifiedRow> mpich_selection_rows(const std::string& path, const std
           find_leaf(find_leaf, choice);
           row.what = fmt::format("{}: {} for {}-{} B on {} ranks", path, names, row.min_bytes,
                                  row.max_bytes, nranks);
+          // Each level on the way to the rule, as MPICH walks it for a launch the rule is for.
+          const LaunchFacts launch{c.mpi, nranks, row.min_bytes};
+          std::string first;
+          for (const auto& [level, taken] : {std::pair<const Json*, std::string>{&doc, key},
+                                             {&doc[key], "comm_type=intra"},
+                                             {&intra, bound},
+                                             {&rules, size_key}}) {
+            if (first.empty()) first = taken_before(*level, taken, launch);
+          }
+          if (!first.empty()) {
+            unreachable.push_back(fmt::format(
+                "{}: MPICH never reaches it: '{}' comes before it in the file and holds there",
+                row.what, first));
+          }
           rows.push_back(std::move(row));
         }
         from = inclusive ? limit + 1 : limit;

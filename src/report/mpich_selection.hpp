@@ -34,9 +34,12 @@ MpichLibrary read_mpich_library(const std::string& path, const std::string& vers
 std::string emit_mpich_selection(const Dataset& d, const MpichLibrary& lib,
                                  std::vector<std::string>& notes);
 
-// colltune's rules in an emitted file (`doc_text`), one row per forced algorithm and size range,
-// for verify; empty when the file holds none of them. Throws ConfigError for a file that is not
-// JSON or not a selection file.
-std::vector<VerifiedRow> mpich_selection_rows(const std::string& path, const std::string& text);
+// colltune's rules in an emitted file (`text`), one row per forced algorithm and size range, for
+// verify; empty when the file holds none of them. A rule MPICH would never reach, walking the
+// file as it does (the first key of a level that holds wins), also goes to `unreachable`, with
+// the key that wins instead. Throws ConfigError for a file that is not JSON or not a selection
+// file.
+std::vector<VerifiedRow> mpich_selection_rows(const std::string& path, const std::string& text,
+                                              std::vector<std::string>& unreachable);
 
 }  // namespace colltune

@@ -201,7 +201,7 @@ TunedFile read_tuned_file(const std::string& path, const std::string& plugin_pat
       TunedFile f;
       f.kind = TunedKind::kMpichSelection;
       f.path = absolute;
-      f.rows = mpich_selection_rows(path, text);
+      f.rows = mpich_selection_rows(path, text, f.unreachable);
       if (f.rows.empty()) {
         throw ConfigError(fmt::format(
             "{}: an MPICH selection file with no rule of colltune's in it; allowed: tune --emit "

@@ -26,6 +26,7 @@ struct TunedFile {
   std::vector<VerifiedRow> rows;
   std::map<std::string, std::string> env;  // what a launch sets to apply it
   int nnodes = 0;                          // nccl-plugin: the rows' node count
+  std::vector<std::string> unreachable;    // mpich-json: rules MPICH would never reach, and why
 };
 
 // Reads `path` and works out its kind: colltune's tuned JSON, MPICH's collective selection JSON

@@ -21,12 +21,13 @@ proc = subprocess.run([args.sim, "--nodes", "4", "--checks", "100", "--link-fact
 check(proc.returncode == 0, f"health_sim at 4 nodes: exit {proc.returncode}: {proc.stderr}")
 row = proc.stdout.splitlines()[-1].split() if proc.stdout else []
 rate = lambda text: int(text.split("/")[0]) / int(text.split("/")[1])
-if len(row) == 13:
-    healthy, cable, stopped = rate(row[5]), rate(row[7]), rate(row[11])
-    check(healthy <= 0.0 + 0.10, f"healthy checks naming a node: {row[5]}, namespace 0 of 20")
-    check(cable >= 1.0 - 0.10, f"throttled node named: {row[7]}, namespace 20 of 20")
-    check(stopped >= 1.0 - 0.10, f"stopped node named: {row[11]}, namespace 10 of 10")
-    check(row[8] == "-", f"4 nodes under one leaf switch have no uplink to name: {row[8]}")
+if len(row) == 14:
+    healthy, cable, stopped = rate(row[6]), rate(row[8]), rate(row[12])
+    check(healthy <= 0.0 + 0.10, f"healthy checks naming a node: {row[6]}, namespace 0 of 20")
+    check(cable >= 1.0 - 0.10, f"throttled node named: {row[8]}, namespace 20 of 20")
+    check(stopped >= 1.0 - 0.10, f"stopped node named: {row[12]}, namespace 10 of 10")
+    check(row[9] == "-" and row[5] == "-",
+          f"4 nodes under one leaf switch have no uplink to name: {row}")
     check(int(row[1]) == 3, f"4 nodes: {row[1]} rounds, expected the 3 of every pair")
 else:
     check(False, f"no table row: {proc.stdout[-400:]}")
@@ -35,7 +36,7 @@ else:
 proc = subprocess.run([args.sim, "--nodes", "4", "--checks", "50", "--slow-factor", "1",
                        "--link-factor", "1"], capture_output=True, text=True, timeout=300)
 row = proc.stdout.splitlines()[-1].split() if proc.returncode == 0 and proc.stdout else []
-check(len(row) == 13 and row[6] == "0/50" and row[7] == "0/50" and row[9] == "0/50",
+check(len(row) == 14 and row[7] == "0/50" and row[8] == "0/50" and row[10] == "0/50",
       f"factors of 1 named as slow: {row}")
 
 # 256 nodes under 8 leaves of 32, one leaf's uplink of 4 at half rate: that leaf, and only it,
@@ -43,7 +44,8 @@ check(len(row) == 13 and row[6] == "0/50" and row[7] == "0/50" and row[9] == "0/
 proc = subprocess.run([args.sim, "--nodes", "256", "--checks", "20"], capture_output=True,
                       text=True, timeout=300)
 row = proc.stdout.splitlines()[-1].split() if proc.returncode == 0 and proc.stdout else []
-check(len(row) == 13 and row[8] != "-" and rate(row[8]) >= 0.9 and rate(row[5]) == 0,
+check(len(row) == 14 and row[9] != "-" and rate(row[9]) >= 0.9 and rate(row[6]) == 0
+      and int(row[5]) <= 40,
       f"256 nodes, a bad uplink: {row}")
 
 for argv, words in ((["--launch-sd", "0"], "--launch-sd 0: allowed: a finite number above 0"),

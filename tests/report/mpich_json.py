@@ -115,5 +115,25 @@ proc = run([args.mpich_colltune, "verify", broken, "--spec", spec, "--rounds", "
             "--results", os.path.join(root, "verify")])
 check(proc.returncode == 3 and "every launch with" in proc.stderr,
       f"a file MPICH cannot take: exit {proc.returncode}: {proc.stderr[-400:]}")
+
+# The same rules behind a "comm_size<=8" entry holding MPICH's own choice (a hand edit; MPICH
+# aborts at init where "=any" is not last): MPICH tries a level's keys in file order, so at 2
+# ranks it never reaches them. MPICH itself shows it (recursive doubling's pattern at
+# 2 KiB with the file), and verify says so before any launch, exit 3, naming the key that wins.
+shadowed = os.path.join(root, "shadowed.json")
+reordered = json.loads(open(selection).read(), object_pairs_hook=lambda pairs: dict(pairs))
+intra = reordered["collective=allreduce"]["comm_type=intra"]
+reordered["collective=allreduce"]["comm_type=intra"] = dict(
+    [("comm_size<=8", intra["comm_size=any"])] + list(intra.items()))
+open(shadowed, "w").write(json.dumps(reordered, indent=2))
+selection = shadowed
+check(seen(256, True) == "fingerprint: 1/256 1/256",
+      f"MPICH with the shadowed file, 2 KiB: {seen(256, True)}")
+verify_root = os.path.join(root, "verify-shadowed")
+proc = run([args.mpich_colltune, "verify", shadowed, "--spec", spec, "--results", verify_root])
+check(proc.returncode == 3 and proc.stderr.count("MPICH never reaches it: 'comm_size<=8' comes "
+                                                 "before it in the file and holds there") == 2
+      and "nothing was launched" in proc.stderr and not os.path.exists(verify_root),
+      f"verify of the shadowed file: exit {proc.returncode}: {proc.stderr[-600:]}")
 shutil.rmtree(root, ignore_errors=True)
 h.finish("mpich_json")

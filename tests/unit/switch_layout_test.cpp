@@ -48,18 +48,19 @@ TEST(SwitchLayout, TopologyConfGivesEachHostItsLeaf) {
 // `bad_leaf` >= 0: one of its 4 uplinks is at half rate, so a pair leaving that leaf is slow
 // where ECMP hashes it onto that uplink (a fixed hash of the pair: a quarter of them); `bad_pair`
 // set: only that pair is slow.
-HealthInput fabric(std::uint64_t seed, int bad_leaf, NodePair bad_pair = {-1, -1}) {
+HealthInput fabric(std::uint64_t seed, int bad_leaf, NodePair bad_pair = {-1, -1},
+                   int leaf_nodes = 16) {
   std::mt19937_64 random(seed);
   std::normal_distribution<double> normal(0, 1);
   HealthInput in;
   for (int n = 0; n < 64; ++n) {
     in.nodes.push_back("n" + std::to_string(n));
-    in.switch_of.push_back("leaf" + std::to_string(n / 16));
+    in.switch_of.push_back("leaf" + std::to_string(n / leaf_nodes));
   }
   for (const PairRound& round : pair_rounds(64, 3, seed)) {
     for (const NodePair& p : round) {
-      const bool leaves_bad =
-          bad_leaf >= 0 && (p.first / 16 == bad_leaf) != (p.second / 16 == bad_leaf);
+      const bool leaves_bad = bad_leaf >= 0 && (p.first / leaf_nodes == bad_leaf) !=
+                                                   (p.second / leaf_nodes == bad_leaf);
       const bool slow = (leaves_bad && (p.first * 31 + p.second) % 4 == 0) || p == bad_pair;
       PairFigures f{p, {}};
       for (int l = 0; l < 2; ++l) {
@@ -74,8 +75,9 @@ HealthInput fabric(std::uint64_t seed, int bad_leaf, NodePair bad_pair = {-1, -1
 
 TEST(SwitchLayout, ABadUplinkNamesItsLeafAndNothingElse) {
   int named_right = 0, healthy_named = 0, one_pair_named = 0;
+  HealthInput in;
   for (std::uint64_t seed = 1; seed <= 50; ++seed) {
-    HealthInput in = fabric(seed, 2);
+    in = fabric(seed, 2);
     const auto uplinks = judge_uplinks(in, judge_all_stages(in, {}));
     named_right += uplinks.size() == 1 && uplinks[0].leaf == "leaf2" &&
                    uplinks[0].slow_within == 0 && uplinks[0].slow_crossing >= kUplinkMinSlowPairs;
@@ -89,8 +91,15 @@ TEST(SwitchLayout, ABadUplinkNamesItsLeafAndNothingElse) {
   EXPECT_GE(named_right, 48);
   EXPECT_EQ(healthy_named, 0);
   EXPECT_EQ(one_pair_named, 0);
+  // Two leaves of 32: every pair leaving one enters the other, so both are named, each saying
+  // the other ties with it.
+  in = fabric(3, 0, {-1, -1}, 32);
+  const auto both = judge_uplinks(in, judge_all_stages(in, {}));
+  ASSERT_EQ(both.size(), 2u);
+  EXPECT_EQ(both[0].tied, std::vector<std::string>{both[1].leaf});
+  EXPECT_EQ(both[1].tied, std::vector<std::string>{both[0].leaf});
   // Without a layout nothing is judged.
-  HealthInput in = fabric(1, 2);
+  in = fabric(1, 2);
   in.switch_of.clear();
   EXPECT_TRUE(judge_uplinks(in, judge_all_stages(in, {})).empty());
 }

@@ -535,6 +535,8 @@ MUTANTS = [
     ("src/report/mpich_selection.cpp", "return yes(l.comm_size <= static_cast<int>(number(11)));",
      "return yes(l.comm_size > static_cast<int>(number(11)));", "mpich_json",
      "MPICH's comm_size<=N read backwards: a shadowing entry goes unseen"),
+    ("src/store/health_file.cpp", "      f.network_path = n[\"network_path\"].get<bool>();", "",
+     "pushgateway", "a node named for its network path is pushed as 0"),
 ]
 
 

@@ -19,9 +19,22 @@ std::string health_openmetrics(const HealthFile& health) {
   std::string seconds =
       "# TYPE colltune_health_node_seconds gauge\n# HELP colltune_health_node_seconds The node's "
       "median time on the figure that judged it.\n";
+  std::string network =
+      "# TYPE colltune_health_node_network_path gauge\n# HELP colltune_health_node_network_path 1 "
+      "when the node is named for its network path (slow in its pairs, ok alone), else 0.\n";
+  std::string uplinks =
+      "# TYPE colltune_health_switch_uplink_slow_links gauge\n# HELP "
+      "colltune_health_switch_uplink_slow_links Slow links leaving a leaf switch named for its "
+      "uplinks.\n";
+  for (const HealthUplink& u : health.uplinks) {
+    uplinks += fmt::format("colltune_health_switch_uplink_slow_links{{switch=\"{}\"}} {}\n",
+                           metric_label(u.leaf), u.slow_links);
+  }
   for (const HealthNodeFigure& n : health.nodes) {
     const std::string node = metric_label(n.node);
     named += fmt::format("colltune_health_node_named{{node=\"{}\"}} {}\n", node, n.named ? 1 : 0);
+    network += fmt::format("colltune_health_node_network_path{{node=\"{}\"}} {}\n", node,
+                           n.network_path ? 1 : 0);
     verdict += fmt::format("colltune_health_node_verdict{{node=\"{}\",verdict=\"{}\"}} 1\n", node,
                            metric_label(n.verdict));
     if (n.ratio)
@@ -31,7 +44,7 @@ std::string health_openmetrics(const HealthFile& health) {
       seconds += fmt::format("colltune_health_node_seconds{{node=\"{}\"}} {:.6g}\n", node,
                              *n.median_seconds);
   }
-  return named + verdict + ratio + seconds +
+  return named + verdict + ratio + seconds + network + (health.uplinks.empty() ? "" : uplinks) +
          fmt::format(
              "# TYPE colltune_health_exit_code gauge\n# HELP colltune_health_exit_code colltune "
              "health's exit code (0 all ok, 1 something named, 3 could not check).\n"

@@ -54,7 +54,19 @@ HealthFile read_health_file(const std::string& path) {
       f.ratio = number(n["evidence"], "ratio", path, field + ".evidence");
       f.median_seconds = number(n["evidence"], "median_seconds", path, field + ".evidence");
     }
+    if (n.contains("network_path")) {
+      if (!n["network_path"].is_boolean()) refuse(path, field + ".network_path", "true or false");
+      f.network_path = n["network_path"].get<bool>();
+    }
     out.nodes.push_back(std::move(f));
+  }
+  const nlohmann::json uplinks = j.value("uplinks", nlohmann::json::array());
+  for (std::size_t i = 0; i < uplinks.size(); ++i) {
+    const nlohmann::json& u = uplinks[i];
+    if (!u.is_object() || !u.contains("switch") || !u["switch"].is_string() ||
+        !u.contains("slow_crossing") || !u["slow_crossing"].is_number_integer())
+      refuse(path, fmt::format("uplinks[{}]", i), "an object with switch and slow_crossing");
+    out.uplinks.push_back({u["switch"].get<std::string>(), u["slow_crossing"].get<int>()});
   }
   return out;
 }

@@ -142,8 +142,10 @@ try:
     shutil.copytree(store, health_store)
     health_doc = {"schema_version": 1, "exit_code": 1, "nodes": [
         {"node": "n1", "verdict": "ok", "evidence": {"ratio": 1.02, "median_seconds": 0.0021}},
-        {"node": "n2", "verdict": "slow", "evidence": {"ratio": 0.62, "median_seconds": 0.0034}},
-        {"node": "n3", "verdict": "not judged", "evidence": None}]}
+        {"node": "n2", "verdict": "slow", "evidence": {"ratio": 0.62, "median_seconds": 0.0034},
+         "network_path": True},
+        {"node": "n3", "verdict": "not judged", "evidence": None}],
+        "uplinks": [{"switch": "leaf7", "slow_crossing": 6, "crossing": 93}]}
     json.dump(health_doc, open(os.path.join(health_store, "health.json"), "w"))
     code, out, err = h.colltune(args, "push", health_store, "--gateway", gateway, "--job", "health")
     check(code == 0 and "health verdicts" in out, f"push of a health store: exit {code}: {out}{err}")
@@ -169,6 +171,11 @@ try:
     figures = [line for line in pushed.splitlines() if line.startswith("colltune_health_node_seconds")]
     check(len(figures) == 2 and not any('node="n3"' in line for line in figures),
           f"a node not judged has no figure: {figures}")
+    network = promql('colltune_health_node_network_path{job="health"} == 1')
+    check([r["metric"]["node"] for r in network] == ["n2"], f"network paths named: {network}")
+    uplink = promql('colltune_health_switch_uplink_slow_links{job="health"}')
+    check([(r["metric"]["switch"], r["value"][1]) for r in uplink] == [("leaf7", "6")],
+          f"uplinks named: {uplink}")
     exit_code = promql('colltune_health_exit_code{job="health"}')
     check(len(exit_code) == 1 and exit_code[0]["value"][1] == "1", f"exit code: {exit_code}")
     health_doc["nodes"][1]["evidence"]["ratio"] = "fast"

@@ -18,6 +18,7 @@
 #include "health/health_plan.hpp"
 #include "health/health_report.hpp"
 #include "health/health_run.hpp"
+#include "health/switch_layout.hpp"
 
 namespace colltune {
 namespace {
@@ -115,6 +116,7 @@ class Check {
       j = judge();
       apply_confirmation(j, in_, confirm, plan, HealthRule{});
     }
+    attribute_to_uplinks(in_, j);
     out_.launches += o_.passes;  // stage 3, all nodes together
     out_.seconds += o_.passes * o_.launch_seconds;
     r.input = in_;

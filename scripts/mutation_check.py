@@ -537,6 +537,11 @@ MUTANTS = [
      "MPICH's comm_size<=N read backwards: a shadowing entry goes unseen"),
     ("src/store/health_file.cpp", "      f.network_path = n[\"network_path\"].get<bool>();", "",
      "pushgateway", "a node named for its network path is pushed as 0"),
+    ("src/health/switch_layout.cpp", "    if (static_cast<int>(nodes.size()) < kUplinkMinNodes) continue;",
+     "    if (static_cast<int>(nodes.size()) < 2) continue;", "SwitchLayout",
+     "two bad cables under one leaf are taken for its uplinks and not drained"),
+    ("src/health/switch_layout.cpp", "    if (slow_within) continue;\n", "", "SwitchLayout",
+     "nodes slow within their own leaf too are taken for its uplinks and not drained"),
 ]
 
 

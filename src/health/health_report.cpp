@@ -191,6 +191,12 @@ std::string health_text(const HealthResult& r, const HealthRule& rule) {
     if ((is_bad(v.verdict) && v.verdict != HealthVerdict::kSlow) || v.failed_first)
       evidence = v.reason;
     if (v.link_only) evidence += "; a link of it is bad";
+    if (!v.behind_uplink.empty()) {
+      evidence += fmt::format(
+          "; slow only in pairs through switch {}'s uplinks (named above), ok alone: the "
+          "uplinks, not this node",
+          v.behind_uplink);
+    }
     if (const auto it = r.port_findings.find(v.node); it != r.port_findings.end()) {
       for (const std::string& f : it->second) evidence += "; port " + f;
     }
@@ -285,6 +291,8 @@ nlohmann::json health_json(const HealthResult& r, const HealthRule& rule) {
          {"reason", v.reason},
          {"bad_link", v.link_only},
          {"network_path", v.network_path && v.verdict == HealthVerdict::kSlow},
+         {"behind_uplink",
+          v.behind_uplink.empty() ? nlohmann::json(nullptr) : nlohmann::json(v.behind_uplink)},
          {"port_findings",
           r.port_findings.count(v.node) ? r.port_findings.at(v.node) : std::vector<std::string>{}},
          {"ib_ports_before", to_json(r.ports_before.count(v.node) ? r.ports_before.at(v.node)

@@ -16,6 +16,7 @@
 #include "health/health_logs.hpp"
 #include "health/health_run_class.hpp"
 #include "health/ib_findings.hpp"
+#include "health/switch_layout.hpp"
 #include "store/atomic_file.hpp"
 #include "store/json_text.hpp"
 #include "store/manifest.hpp"
@@ -55,6 +56,8 @@ HealthResult HealthRun::run() {
   alone_stage();
   pairs_stage();
   confirm_stage();
+  // Before stage 3, which runs the nodes judged ok: those behind a named uplink are.
+  attribute_to_uplinks(r_.input, r_.judgement);
   together_stage();
   if (r_.stopped.empty() && fail_fast_.shared_cause()) {
     // Slow failures kept fail-fast from stopping the check, but a cause every launch died of is

@@ -80,6 +80,9 @@ struct NodeVerdict {
   // Slow in its pairs while stage 1 judged it ok alone: what is slow is its network path (NIC,
   // cable, switch port), not the node, so that is what gets fixed (judge_all_stages).
   bool network_path = false;
+  // Its network path is slow as that of kUplinkMinNodes or more nodes under its leaf switch:
+  // that switch's uplinks, named instead (switch_layout.hpp); the node itself is ok.
+  std::string behind_uplink;
   // A suspect of the first passes measured again (health_confirm.hpp): of its fresh pairs (slow
   // alone: its fresh stage-1 units), those slow and those judged; -1 where it was no suspect.
   int confirm_slow = -1, confirm_judged = 0;

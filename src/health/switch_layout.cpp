@@ -102,6 +102,58 @@ std::map<std::string, std::string> read_topology_conf(const std::string& text,
   return switch_of;
 }
 
+void attribute_to_uplinks(const HealthInput& in, HealthJudgement& j) {
+  if (in.switch_of.size() != j.nodes.size()) return;
+  std::map<std::string, std::vector<int>> suspects;
+  for (const NodeVerdict& v : j.nodes) {
+    if (v.verdict == HealthVerdict::kSlow && v.network_path)
+      suspects[in.switch_of[static_cast<std::size_t>(v.node)]].push_back(v.node);
+  }
+  for (const auto& [leaf, nodes] : suspects) {
+    if (static_cast<int>(nodes.size()) < kUplinkMinNodes) continue;
+    // A slow pair under the leaf itself points at the switch or the cables, not its uplinks.
+    const bool slow_within = std::any_of(j.pairs.begin(), j.pairs.end(), [&](const PairVerdict& p) {
+      return p.verdict == HealthVerdict::kSlow &&
+             in.switch_of[static_cast<std::size_t>(p.pair.first)] == leaf &&
+             in.switch_of[static_cast<std::size_t>(p.pair.second)] == leaf;
+    });
+    if (slow_within) continue;
+    for (const int node : nodes) {
+      NodeVerdict& v = j.nodes[static_cast<std::size_t>(node)];
+      v.verdict = HealthVerdict::kOk;
+      v.behind_uplink = leaf;
+    }
+  }
+  // A node elsewhere whose every slow pair was with a node under a leaf named above: those
+  // pairs crossed its uplinks (a node drawn twice with that leaf's nodes is slow in 2 of 3).
+  std::map<std::string, bool> named;
+  for (const NodeVerdict& v : j.nodes) {
+    if (!v.behind_uplink.empty()) named[v.behind_uplink] = true;
+  }
+  for (NodeVerdict& v : j.nodes) {
+    if (v.verdict != HealthVerdict::kSlow || !v.network_path || !v.behind_uplink.empty()) continue;
+    const std::string& own = in.switch_of[static_cast<std::size_t>(v.node)];
+    std::string through;
+    int slow = 0;
+    for (const PairVerdict& p : j.pairs) {
+      if (p.verdict != HealthVerdict::kSlow || (p.pair.first != v.node && p.pair.second != v.node))
+        continue;
+      const int other = p.pair.first == v.node ? p.pair.second : p.pair.first;
+      const std::string& leaf = in.switch_of[static_cast<std::size_t>(other)];
+      if (!named.count(leaf) || leaf == own || (!through.empty() && leaf != through)) {
+        slow = 0;
+        break;
+      }
+      through = leaf;
+      ++slow;
+    }
+    if (slow > 0) {
+      v.verdict = HealthVerdict::kOk;
+      v.behind_uplink = through;
+    }
+  }
+}
+
 std::vector<UplinkVerdict> judge_uplinks(const HealthInput& in, const HealthJudgement& j) {
   std::vector<UplinkVerdict> named;
   if (in.switch_of.size() != j.nodes.size()) return named;

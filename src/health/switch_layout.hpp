@@ -26,6 +26,17 @@ std::map<std::string, std::string> read_topology_conf(const std::string& text,
 // link is a cable or a port of its own, and the rule already holds each pair at alpha 0.001.
 inline constexpr int kUplinkMinSlowPairs = 2;
 
+// This many nodes under one leaf slow for their network path, none of the pairs within the leaf
+// slow: one shared uplink, not that many cables failing at once.
+inline constexpr int kUplinkMinNodes = 3;
+
+// Call once the confirmation is applied: nodes named for their network path, kUplinkMinNodes or
+// more under one leaf with no slow pair within it, become ok with `behind_uplink` naming the
+// leaf, and so does a node elsewhere every slow pair of which was with them; their slow pairs
+// are then that leaf's slow links for judge_uplinks, and no node is drained for a switch's
+// fault. `in.switch_of` empty: nothing changes.
+void attribute_to_uplinks(const HealthInput& in, HealthJudgement& j);
+
 // A leaf whose uplinks explain slow links: of the judged pairs with exactly one node under it,
 // those that are link faults (both nodes fine), and the same counts for pairs within it.
 struct UplinkVerdict {

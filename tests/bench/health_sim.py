@@ -48,6 +48,13 @@ check(len(row) == 14 and row[9] != "-" and rate(row[9]) >= 0.9 and rate(row[6]) 
       and int(row[5]) <= 40,
       f"256 nodes, a bad uplink: {row}")
 
+# One uplink a leaf: every pair leaving the bad leaf is slow, so its nodes are slow in their
+# pairs and ok alone; they are the leaf's uplinks, not 32 nodes to drain.
+proc = subprocess.run([args.sim, "--nodes", "256", "--checks", "20", "--uplinks", "1"],
+                      capture_output=True, text=True, timeout=300)
+row = proc.stdout.splitlines()[-1].split() if proc.returncode == 0 and proc.stdout else []
+check(len(row) == 14 and row[9] != "-" and rate(row[9]) >= 0.9, f"256 nodes, one uplink: {row}")
+
 for argv, words in ((["--launch-sd", "0"], "--launch-sd 0: allowed: a finite number above 0"),
                     (["--node-sd", "-0.1"], "--node-sd -0.1: allowed: a finite number above 0"),
                     (["--alone-launch-sd", "nan"], "--alone-launch-sd nan: allowed: a finite"),

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -47,21 +48,26 @@ TEST(SwitchLayout, TopologyConfGivesEachHostItsLeaf) {
 // 64 nodes under 4 leaves of 16, health's 3 matchings, 2 launches a pair at 3% launch noise.
 // `bad_leaf` >= 0: one of its 4 uplinks is at half rate, so a pair leaving that leaf is slow
 // where ECMP hashes it onto that uplink (a fixed hash of the pair: a quarter of them); `bad_pair`
-// set: only that pair is slow.
+// set: only that pair is slow. `uplinks` 1: every pair leaving the bad leaf is slow. Every node
+// is fine alone (a memcpy a launch, 3% noise).
 HealthInput fabric(std::uint64_t seed, int bad_leaf, NodePair bad_pair = {-1, -1},
-                   int leaf_nodes = 16) {
+                   int leaf_nodes = 16, int uplinks = 4) {
   std::mt19937_64 random(seed);
   std::normal_distribution<double> normal(0, 1);
   HealthInput in;
   for (int n = 0; n < 64; ++n) {
     in.nodes.push_back("n" + std::to_string(n));
     in.switch_of.push_back("leaf" + std::to_string(n / leaf_nodes));
+    AloneFigures alone{n, {}};
+    for (int l = 0; l < 2; ++l)
+      alone.launches["memcpy"].push_back({0.1 * std::exp(0.03 * normal(random))});
+    in.alone.push_back(alone);
   }
   for (const PairRound& round : pair_rounds(64, 3, seed)) {
     for (const NodePair& p : round) {
       const bool leaves_bad = bad_leaf >= 0 && (p.first / leaf_nodes == bad_leaf) !=
                                                    (p.second / leaf_nodes == bad_leaf);
-      const bool slow = (leaves_bad && (p.first * 31 + p.second) % 4 == 0) || p == bad_pair;
+      const bool slow = (leaves_bad && (p.first * 31 + p.second) % uplinks == 0) || p == bad_pair;
       PairFigures f{p, {}};
       for (int l = 0; l < 2; ++l) {
         const double launch = 1e-3 * (slow ? 2 : 1) * std::exp(0.03 * normal(random));
@@ -98,6 +104,65 @@ TEST(SwitchLayout, ABadUplinkNamesItsLeafAndNothingElse) {
   ASSERT_EQ(both.size(), 2u);
   EXPECT_EQ(both[0].tied, std::vector<std::string>{both[1].leaf});
   EXPECT_EQ(both[1].tied, std::vector<std::string>{both[0].leaf});
+  // One uplink only: every pair leaving leaf 1 is slow, so its nodes are slow in their pairs and
+  // ok alone. Rather than 16 cables at once: leaf 1's uplinks, and every node ok, not drained
+  // (those elsewhere drawn twice with leaf 1's nodes too).
+  in = fabric(4, 1, {-1, -1}, 16, 1);
+  HealthJudgement j = judge_all_stages(in, {});
+  int network_paths = 0;
+  for (const NodeVerdict& v : j.nodes)
+    network_paths += v.verdict == HealthVerdict::kSlow && v.network_path;
+  EXPECT_GE(network_paths, kUplinkMinNodes);
+  attribute_to_uplinks(in, j);
+  int behind = 0;
+  for (const NodeVerdict& v : j.nodes) {
+    EXPECT_EQ(v.verdict, HealthVerdict::kOk) << v.node;
+    EXPECT_TRUE(v.behind_uplink.empty() || v.behind_uplink == "leaf1") << v.node;
+    behind += v.node / 16 == 1 && v.behind_uplink == "leaf1";
+  }
+  EXPECT_GE(behind, kUplinkMinNodes);
+  const auto leaf1 = judge_uplinks(in, j);
+  ASSERT_EQ(leaf1.size(), 1u);
+  EXPECT_EQ(leaf1[0].leaf, "leaf1");
+  // Two such nodes under one leaf are two cables, not an uplink: they stay named.
+  in = fabric(4, -1);
+  for (PairFigures& f : in.pairs) {
+    if (f.pair.first == 17 || f.pair.second == 17 || f.pair.first == 18 || f.pair.second == 18) {
+      for (auto& samples : f.launches["bw"]) {
+        for (double& x : samples) x *= 2;
+      }
+    }
+  }
+  j = judge_all_stages(in, {});
+  attribute_to_uplinks(in, j);
+  EXPECT_EQ(j.nodes[17].verdict, HealthVerdict::kSlow);
+  EXPECT_TRUE(j.nodes[17].network_path);
+  EXPECT_TRUE(j.nodes[17].behind_uplink.empty());
+  // Three such nodes under one leaf, two of them measured together and slow there too: cables
+  // or the switch itself, not its uplinks. They stay named.
+  in = fabric(5, -1);
+  const auto within = std::find_if(in.pairs.begin(), in.pairs.end(), [](const PairFigures& f) {
+    return f.pair.first / 16 == f.pair.second / 16;
+  });
+  ASSERT_NE(within, in.pairs.end());
+  const int a = within->pair.first, b = within->pair.second;
+  int c = (a / 16) * 16;
+  while (c == a || c == b) ++c;
+  for (PairFigures& f : in.pairs) {
+    for (const int bad : {a, b, c}) {
+      if (f.pair.first != bad && f.pair.second != bad) continue;
+      for (auto& samples : f.launches["bw"]) {
+        for (double& x : samples) x *= 2;
+      }
+      break;
+    }
+  }
+  j = judge_all_stages(in, {});
+  attribute_to_uplinks(in, j);
+  for (const int bad : {a, b, c}) {
+    EXPECT_EQ(j.nodes[static_cast<std::size_t>(bad)].verdict, HealthVerdict::kSlow) << bad;
+    EXPECT_TRUE(j.nodes[static_cast<std::size_t>(bad)].behind_uplink.empty()) << bad;
+  }
   // Without a layout nothing is judged.
   in = fabric(1, 2);
   in.switch_of.clear();

@@ -142,9 +142,14 @@ HealthJudgement judge_all_stages(const HealthInput& in, const HealthRule& rule) 
   for (const AloneVerdict& a : j.alone) {
     j.any_undecided = j.any_undecided || a.undecided;
     NodeVerdict& v = j.nodes[static_cast<std::size_t>(a.node)];
-    // Only a decided "ok" alone clears the node: undecided, it may be slow there too.
-    v.network_path =
-        v.verdict == HealthVerdict::kSlow && a.verdict == HealthVerdict::kOk && !a.undecided;
+    // Only a decided "ok" alone clears the node, and only where stage 1 could have seen a
+    // slowdown as large as its pairs' (its launches and the fleet's spread kOutlierZ times
+    // within it) and shows not even a trend: on shared cores (the namespace cluster) a node
+    // held to a fifth of a CPU passes stage 1 within its noise, and is not its network's fault.
+    const double alone_noise = std::max(a.worst.spread, a.worst.between_sd);
+    v.network_path = v.verdict == HealthVerdict::kSlow && a.verdict == HealthVerdict::kOk &&
+                     !a.undecided && a.worst.ratio >= 1 - rule.min_effect && v.worst.ratio > 0 &&
+                     kOutlierZ * alone_noise < -std::log(v.worst.ratio);
     if (a.verdict != HealthVerdict::kSlow) continue;
     if (v.verdict != HealthVerdict::kOk && v.verdict != HealthVerdict::kNotJudged) continue;
     v.verdict = HealthVerdict::kSlow;

@@ -111,9 +111,12 @@ TEST(HealthAlone, ANodeWithHalfTheMemcpyIsSlowAloneAndSlowOverall) {
 // Node 4's pairs at half the bw (every pair with it, as through a cable trained at half speed),
 // 3% launch noise: slow in its pairs. Where stage 1 judged it ok alone, what is slow is its
 // network path; where it was slow alone too, the node itself.
+// Stage 1 with launches 20% apart (shared cores) could not have seen a 2x slowdown (5 sds of it
+// are beyond it): ok there clears nothing.
 TEST(HealthAlone, SlowInPairsButOkAloneIsTheNodesNetworkPath) {
-  for (const double alone_factor : {1.0, 2.0}) {
-    HealthInput in = alone_fleet(6, 2, 0.03, 11, {{4, alone_factor}});
+  for (const auto& [alone_factor, alone_sd] :
+       {std::pair{1.0, 0.03}, std::pair{2.0, 0.03}, std::pair{1.0, 0.2}}) {
+    HealthInput in = alone_fleet(6, 2, alone_sd, 11, {{4, alone_factor}});
     std::mt19937_64 random(5);
     std::normal_distribution<double> normal(0, 1);
     for (int a = 0; a < 6; ++a) {
@@ -129,7 +132,8 @@ TEST(HealthAlone, SlowInPairsButOkAloneIsTheNodesNetworkPath) {
     const HealthJudgement j = judge_all_stages(in, {});
     for (const NodeVerdict& v : j.nodes) {
       EXPECT_EQ(v.verdict, v.node == 4 ? HealthVerdict::kSlow : HealthVerdict::kOk) << v.node;
-      EXPECT_EQ(v.network_path, v.node == 4 && alone_factor == 1.0) << v.node << alone_factor;
+      EXPECT_EQ(v.network_path, v.node == 4 && alone_factor == 1.0 && alone_sd < 0.1)
+          << v.node << " " << alone_factor << " " << alone_sd;
     }
   }
 }

@@ -71,6 +71,9 @@ def check(kind, k, stop_node=None):
     except (OSError, ValueError):
         report = {"nodes": []}
     verdicts = {n["node"]: n["verdict"] for n in report["nodes"]}
+    for n in report["nodes"]:
+        if n.get("network_path"):
+            network_paths[kind] = network_paths.get(kind, 0) + 1
     for metric, sd in report.get("spread_log_sd", {}).items():
         fit.setdefault(metric, {"launch": [], "between": []})["launch"].append(sd)
         fit[metric]["between"].append(report.get("between_log_sd", {}).get(metric, 0))
@@ -85,6 +88,7 @@ if subprocess.run([netns.CLUSTER, "up", "4", "1gbit"]).returncode != 0:
 slow = f"ct-node{args.slow_node}"
 tallies = {}
 fit = {}  # metric -> the launch noise and the spread between nodes each check measured
+network_paths = {}  # kind -> nodes named for their network path (slow in pairs, ok alone)
 NAMED = ("slow", "failed", "unreachable")  # "not confirmed" is shown, not named
 
 
@@ -135,4 +139,5 @@ for kind, what, target in (
         ("stopped", f"stopped ct-node2 named failed, the rest checked, within {args.budget} s",
          "10 of 10")):
     if kind in tallies:
-        print(f"{what}: {tallies[kind][0]} of {tallies[kind][1]} (target: {target})")
+        print(f"{what}: {tallies[kind][0]} of {tallies[kind][1]} (target: {target}); named for "
+              f"a network path: {network_paths.get(kind, 0)}")

@@ -60,6 +60,7 @@ std::vector<std::string> expand_hostlist(const std::string& list, const std::str
         throw refuse(fmt::format("'{}' is not a number or a range of them", range));
       const long first = std::stol(lo), last = std::stol(hi);
       if (last < first) throw refuse(fmt::format("'{}' runs backwards", range));
+      if (last - first >= 100000) throw refuse(fmt::format("'{}' is over 100,000 hosts", range));
       // Slurm pads every number to the width of the range's first ("001-010").
       for (long n = first; n <= last; ++n)
         hosts.push_back(fmt::format("{}{:0{}}{}", prefix, n, lo.size(), suffix));

@@ -21,7 +21,7 @@ TEST(SwitchLayout, HostListsExpandAsSlurmDoes) {
             (std::vector<std::string>{"gpu001", "gpu002", "gpu003", "gpu010", "login1"}));
   EXPECT_EQ(expand_hostlist("n[8-11]-ib", "f"),
             (std::vector<std::string>{"n8-ib", "n9-ib", "n10-ib", "n11-ib"}));
-  for (const char* bad : {"n[3-1]", "n[a-b]", "n[1-2", "n[1][2]", "a,,b"}) {
+  for (const char* bad : {"n[3-1]", "n[a-b]", "n[1-2", "n[1][2]", "a,,b", "n[1-999999999]"}) {
     EXPECT_THROW(expand_hostlist(bad, "f"), ConfigError) << bad;
   }
 }

@@ -145,8 +145,7 @@ class Check {
     return judge_all_stages(in_, HealthRule{});
   }
 
-  // One stage-1 launch of `nodes` at once (a stopped node is failed before stage 1's
-  // figures are taken: its ranks' silence ends the launch, as for pairs, not simulated here).
+  // One stage-1 launch of `nodes` at once; a stopped node adds no figure (its hang: not here).
   void measure_alone(const std::vector<int>& nodes, HealthInput& into) {
     ++out_.launches;
     out_.seconds += o_.launch_seconds;
@@ -277,10 +276,10 @@ void simulate(const SimOptions& o, int n) {
     const Outcome li = Check(o, n, l, seed).run(seed);
     ++link.checks;
     ++link_as_node.checks;
-    const auto names =
-        std::make_pair("n" + std::to_string(std::min(a, b)), "n" + std::to_string(std::max(a, b)));
-    link.hits += li.links.count(names) > 0 && li.named.empty();
-    link_as_node.hits += li.named.count(names.first) + li.named.count(names.second) > 0;
+    const std::string x = "n" + std::to_string(std::min(a, b)),
+                      y = "n" + std::to_string(std::max(a, b));
+    link.hits += li.links.count({x, y}) > 0 && li.named.empty();
+    link_as_node.hits += li.named.count(x) + li.named.count(y) > 0;
 
     Scenario ca;
     const int cabled = node(pick);
@@ -290,8 +289,7 @@ void simulate(const SimOptions& o, int n) {
     const std::set<std::string> just{"n" + std::to_string(cabled)};
     cable.hits += co.named == just && co.network_paths == just && co.links.empty();
 
-    // Two leaves at least, or no pair leaves one.
-    if (n >= 2 * o.leaf_size) {
+    if (n >= 2 * o.leaf_size) {  // two leaves at least, or no pair leaves one
       Scenario up;
       up.bad_leaf = std::uniform_int_distribution<int>(0, n / o.leaf_size - 1)(pick);
       const Outcome uo = Check(o, n, up, seed).run(seed);
@@ -354,34 +352,32 @@ int main(int argc, char** argv) {
   app.add_option("--passes", o.passes, "(default 2)");
   app.add_option("--seed", o.seed, "(default 1)");
   CLI11_PARSE(app, argc, argv);
-  colltune::check_positive(o.launch_sd, "--launch-sd");
-  colltune::check_positive(o.node_sd, "--node-sd");
-  colltune::check_positive(o.latency_launch_sd, "--latency-launch-sd");
-  colltune::check_positive(o.latency_node_sd, "--latency-node-sd");
-  colltune::check_positive(o.alone_launch_sd, "--alone-launch-sd");
-  colltune::check_positive(o.alone_node_sd, "--alone-node-sd");
-  colltune::check_positive(o.launch_seconds, "--launch-seconds");
-  colltune::check_positive(o.timeout_seconds, "--timeout-seconds");
-  if (!std::isfinite(o.slow_factor) || o.slow_factor < 1)
-    colltune::refuse(
-        fmt::format("--slow-factor {}: allowed: a time factor of 1 or more", o.slow_factor));
-  if (!std::isfinite(o.link_factor) || o.link_factor < 1)
-    colltune::refuse(
-        fmt::format("--link-factor {}: allowed: a time factor of 1 or more", o.link_factor));
-  if (o.checks < 1 || o.matchings < 1 || o.passes < 2)
-    colltune::refuse("--checks, --matchings: allowed: 1 or more; --passes: 2 or more");
-  if (o.leaf_size < 1 || o.uplinks < 1)
-    colltune::refuse(
-        fmt::format("--leaf-size {}, --uplinks {}: allowed: 1 or more", o.leaf_size, o.uplinks));
+  for (const auto& [value, flag] : {std::pair{o.launch_sd, "--launch-sd"},
+                                    {o.node_sd, "--node-sd"},
+                                    {o.latency_launch_sd, "--latency-launch-sd"},
+                                    {o.latency_node_sd, "--latency-node-sd"},
+                                    {o.alone_launch_sd, "--alone-launch-sd"},
+                                    {o.alone_node_sd, "--alone-node-sd"},
+                                    {o.launch_seconds, "--launch-seconds"},
+                                    {o.timeout_seconds, "--timeout-seconds"}})
+    colltune::check_positive(value, flag);
+  for (const auto& [factor, flag] :
+       {std::pair{o.slow_factor, "--slow-factor"}, {o.link_factor, "--link-factor"}}) {
+    if (!std::isfinite(factor) || factor < 1)
+      colltune::refuse(fmt::format("{} {}: allowed: a time factor of 1 or more", flag, factor));
+  }
+  if (o.checks < 1 || o.matchings < 1 || o.leaf_size < 1 || o.uplinks < 1 || o.passes < 2) {
+    colltune::refuse(fmt::format(
+        "--checks {}, --matchings {}, --leaf-size {}, --uplinks {}: allowed: 1 or more; --passes "
+        "{}: 2 or more",
+        o.checks, o.matchings, o.leaf_size, o.uplinks, o.passes));
+  }
   if (o.slow_nodes < 1)
     colltune::refuse(fmt::format("--slow-nodes {}: allowed: 1 or more", o.slow_nodes));
   for (const int n : o.nodes) {
     // Each scenario puts one slow node, one slow link and one stopped node in the fleet.
     if (n < 4)
-      colltune::refuse(
-          fmt::format("--nodes {}: allowed: 4 or more (a slow node, a link and "
-                      "its partners need them)",
-                      n));
+      colltune::refuse(fmt::format("--nodes {}: allowed: 4 or more (faults and partners)", n));
     if (o.slow_nodes >= n)
       colltune::refuse(
           fmt::format("--slow-nodes {}: more slow nodes than the {} nodes leave "
@@ -389,11 +385,12 @@ int main(int argc, char** argv) {
                       o.slow_nodes, n));
   }
   std::printf(
-      "bw: launch-to-launch sd %.4f, node-to-node sd %.4f; latency: %.3f, %.3f (log); "
-      "slow node x%.2f, slow link x%.2f, %g s a launch, %g s a hang; %d checks per "
-      "size and scenario\n",
-      o.launch_sd, o.node_sd, o.latency_launch_sd, o.latency_node_sd, o.slow_factor, o.link_factor,
-      o.launch_seconds, o.timeout_seconds, o.checks);
+      "bw: launch-to-launch sd %.4f, node-to-node sd %.4f; latency: %.3f, %.3f; stage 1: %.4f, "
+      "%.4f (log; bw's unless given: an assumption); slow node x%.2f, slow link x%.2f; leaves "
+      "of %d, %d uplinks; %g s a launch, %g s a hang; %d checks per size and scenario\n",
+      o.launch_sd, o.node_sd, o.latency_launch_sd, o.latency_node_sd, o.alone_launch_sd,
+      o.alone_node_sd, o.slow_factor, o.link_factor, o.leaf_size, o.uplinks, o.launch_seconds,
+      o.timeout_seconds, o.checks);
   std::printf("%6s %7s %9s %9s %9s %9s %14s %14s %14s %14s %14s %14s %14s %9s\n", "nodes", "rounds",
               "launches", "wall_min", "l_slow", "l_uplink", "healthy_named", "slow_named",
               "cable_as_path", "uplink_named", "pair_as_link", "pair_as_node", "stopped_named",

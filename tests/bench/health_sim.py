@@ -61,6 +61,7 @@ for argv, words in ((["--launch-sd", "0"], "--launch-sd 0: allowed: a finite num
                     (["--launch-seconds", "nan"], "--launch-seconds nan: allowed"),
                     (["--nodes", "3"], "--nodes 3: allowed: 4 or more"),
                     (["--leaf-size", "0"], "--leaf-size 0, --uplinks 4: allowed: 1 or more"),
+                    (["--passes", "1"], "--passes 1: 2 or more"),
                     (["--slow-factor", "0.5"], "--slow-factor 0.5: allowed: a time factor of 1"),
                     (["--nodes", "16", "--slow-nodes", "16"], "--slow-nodes 16: more slow nodes")):
     proc = subprocess.run([args.sim, *argv], capture_output=True, text=True, timeout=60)

@@ -542,6 +542,9 @@ MUTANTS = [
      "two bad cables under one leaf are taken for its uplinks and not drained"),
     ("src/health/switch_layout.cpp", "    if (slow_within) continue;\n", "", "SwitchLayout",
      "nodes slow within their own leaf too are taken for its uplinks and not drained"),
+    ("src/comm/mpi_world.hpp", "      g.first_rank_of_host.push_back(static_cast<int>(r));",
+     "      g.first_rank_of_host.push_back(0);", "HostGroups",
+     "every host's NCCL communicator takes host 0's id: one communicator of all, not one a host"),
 ]
 
 

@@ -213,7 +213,7 @@ int health_command(const std::vector<std::string>& args) {
                  "node, on up to 64 nodes)");
   app.add_option("--alone-launch", o.alone_launch,
                  "stage 1's launches: one (every node at once, each its own communicator; "
-                 "default with --backend mpi) or per-node (one after another; NCCL's)");
+                 "default with --backend mpi) or per-node (one after another; NCCL's default)");
   int node_ranks = 0;
   app.add_option("--node-ranks", node_ranks,
                  "stage 1's ranks on each node alone (default: --ranks-per-node, at least 2 with "
@@ -325,15 +325,9 @@ int health_command(const std::vector<std::string>& args) {
     throw ConfigError(
         fmt::format("--alone-launch: '{}' is not allowed; allowed: one per-node", o.alone_launch));
   }
-  if (o.alone_launch == "one" && o.backend != "mpi") {
-    if (app.count("--alone-launch") > 0) {
-      throw ConfigError(fmt::format(
-          "--alone-launch: one is not possible with --backend {} (no per-host NCCL communicator "
-          "yet); allowed: per-node",
-          o.backend));
-    }
-    o.alone_launch = "per-node";
-  }
+  // NCCL's per-host communicators (colltune run --split host) have not yet run on a GPU
+  // cluster: asked for, not the default, until scripts/gpu-check.sh has proven them there.
+  if (o.backend != "mpi" && app.count("--alone-launch") == 0) o.alone_launch = "per-node";
   o.alone = alone == "off" ? "--alone off"
             : alone == "auto" && o.alone_launch == "per-node" && o.hosts.size() > kAloneAutoMaxNodes
                 ? fmt::format("{} nodes: --alone auto runs it up to {}, a launch per node and pass",

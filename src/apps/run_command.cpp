@@ -114,7 +114,7 @@ int run_command(int* argc, char*** argv, const std::vector<std::string>& args) {
           "on its {} hosts; allowed: an even placement (--map-by ppr:N:node, -ppn N)",
           *fewest, *most, groups.ranks_per_host.size()));
     }
-    nranks = *most;
+    nranks = *most * options.backend_options.gpus;
   }
   check_against_world(options, nranks);
   const RunPlan run_plan = plan_run(options, nranks);

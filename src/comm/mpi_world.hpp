@@ -68,12 +68,11 @@ struct HostGroups {
   int host = 0;          // this process's host: an index into ranks_per_host
   int rank_in_host = 0;  // this process among its host's, in world rank order
   std::vector<int> ranks_per_host;
+  std::vector<int> first_rank_of_host;  // the world rank of each host's first process
 };
 
-// Collective: every rank calls it. The same host names as the records' placement, so a split by
-// host and health's reading of it agree on what a node is.
-inline HostGroups host_groups(const MpiWorld& world) {
-  const std::vector<std::string> hosts = world.all_gather(world.host());
+// `hosts`: every world rank's host name, in rank order; `rank`: this process's world rank.
+inline HostGroups group_by_host(const std::vector<std::string>& hosts, int rank) {
   std::vector<std::string> seen;
   HostGroups g;
   for (std::size_t r = 0; r < hosts.size(); ++r) {
@@ -81,16 +80,23 @@ inline HostGroups host_groups(const MpiWorld& world) {
     if (it == seen.end()) {
       seen.push_back(hosts[r]);
       g.ranks_per_host.push_back(0);
+      g.first_rank_of_host.push_back(static_cast<int>(r));
       it = seen.end() - 1;
     }
     const int index = static_cast<int>(it - seen.begin());
-    if (static_cast<int>(r) == world.rank()) {
+    if (static_cast<int>(r) == rank) {
       g.host = index;
       g.rank_in_host = g.ranks_per_host[static_cast<std::size_t>(index)];
     }
     ++g.ranks_per_host[static_cast<std::size_t>(index)];
   }
   return g;
+}
+
+// Collective: every rank calls it. The same host names as the records' placement, so a split by
+// host and health's reading of it agree on what a node is.
+inline HostGroups host_groups(const MpiWorld& world) {
+  return group_by_host(world.all_gather(world.host()), world.rank());
 }
 
 }  // namespace colltune

@@ -14,8 +14,8 @@
 
 namespace colltune {
 
-// Above this many nodes, stage 1 launched a node at a time (--alone-launch per-node, and NCCL,
-// which has no per-host split yet) runs only when asked for: a launch per node and pass.
+// Above this many nodes, stage 1 launched a node at a time (--alone-launch per-node, NCCL's
+// default) runs only when asked for: a launch per node and pass.
 inline constexpr std::size_t kAloneAutoMaxNodes = 64;
 
 struct HealthOptions {

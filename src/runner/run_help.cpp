@@ -67,7 +67,7 @@ usage: mpirun -np N colltune run [options]
                           first (MPIX_Query_cuda_support), refused with exit 2 otherwise; NCCL's
                           are always on the GPU, so device is accepted there too
   --split none|host       host: each host's ranks form a communicator of their own and every
-                          host measures alone at the same time (MPI backend; every host needs
+                          host measures alone at the same time (MPI or NCCL; every host needs
                           the same rank count). A sample is still the max over all ranks; with
                           --rank-samples each host's own figure is read back per rank
 

@@ -358,12 +358,6 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   if (split != "none" && split != "host") {
     throw ConfigError(fmt::format("--split: '{}' is not allowed; allowed: none host", split));
   }
-  if (split == "host" && o.backend != "mpi") {
-    throw ConfigError(fmt::format(
-        "--split: host is not possible with --backend {} (one NCCL communicator per host is not "
-        "built yet); allowed: --split none, or --backend mpi",
-        o.backend));
-  }
   bo.split_by_host = split == "host";
   if (o.backend == "mpi" && bo.gpus != 1) {
     throw ConfigError(fmt::format(

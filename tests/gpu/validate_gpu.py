@@ -4,9 +4,11 @@ validates with #wrong 0 through NCCL, with and without -G, and on a non-blocking
 (its TUNING lines; needs two ranks, one rank never reads NCCL_ALGO); a corrupted element
 is caught. Two ranks run on two GPUs, or on one with NCCL 2.30 or later
 (NCCL_MULTI_RANK_GPU_ENABLE=1): -g 2 drives them from one process and validates alike, skips
-agree, --interleave NCCL_ALGO switches, the tuner plugin is loaded and its row applied; where the
-host has mpirun, also mpirun -np 2 over MPI, verify of an nccl-plugin file, the NCCL abort path
-and a rank missing at init (exit 4). Otherwise it prints which checks it could not make, and why.
+agree, --interleave NCCL_ALGO switches, the tuner plugin is loaded and its row applied, and one
+host's GPUs under --split host are one communicator; where the host has mpirun, also mpirun -np 2
+over MPI, verify of an nccl-plugin file, the NCCL abort path, a rank missing at init (exit 4), and
+--split host over two "hosts" of two ranks (UTS namespaces). Otherwise it prints which checks it
+could not make, and why.
 Runs colltune without a launcher (single-process mode) where it can, so most of it needs no MPI.
 Skipped (77) where no GPU is visible; a GPU host whose build lacks NCCL fails."""
 import argparse
@@ -32,6 +34,41 @@ def run(run_args, limit_seconds=300, extra_env=None):
                           env=dict(env, **(extra_env or {})), capture_output=True, text=True,
                           timeout=limit_seconds)
     return proc.returncode, proc.stdout, proc.stderr
+
+
+def split_hosts(mpi_env):
+    """Two "hosts" of two ranks on this machine's GPUs (a UTS namespace a rank, root): each
+    host's ranks make an NCCL communicator of their own, all measuring at once, as health's stage
+    1 does on a cluster. The oracle is the placement the records carry: 2 ranks a host."""
+    if visible < 4 and nccl < (2, 30):
+        print(f"validate_gpu: NOT CHECKED: --split host over two hosts (4 ranks on {visible} "
+              f"GPUs need NCCL 2.30 or later; this is {nccl_text})")
+        return
+    if visible < 4:
+        mpi_env = dict(mpi_env, NCCL_MULTI_RANK_GPU_ENABLE="1")
+    out = os.path.join(workdir, "split-hosts.jsonl")
+    rename = 'hostname "split-host-$((OMPI_COMM_WORLD_RANK / 2))" && exec "$@"'
+    proc = subprocess.run(
+        ["mpirun", "--oversubscribe", "-np", "4", "unshare", "--uts", "--", "sh", "-c", rename,
+         "sh", args.colltune, "run", "--backend", "nccl", "--split", "host", "--coll",
+         "allreduce,alltoall", "-b", "8", "-e", "1M", "-f", "64", "--rank-samples", "--json",
+         out], env=mpi_env, capture_output=True, text=True, timeout=300)
+    rs = [json.loads(line) for line in open(out)] if os.path.exists(out) else []
+    hosts = [p["host"] for p in rs[0]["context"]["placement"]] if rs else []
+    if proc.returncode != 0 and not rs and "unshare" in proc.stderr:
+        print(f"validate_gpu: NOT CHECKED: --split host over two hosts (no UTS namespace for a "
+              f"rank here: {proc.stderr.strip()[-200:]})")
+        return
+    if rs and len(set(hosts)) == 1:
+        print(f"validate_gpu: NOT CHECKED: --split host over two hosts (this MPI names every "
+              f"rank's host {hosts[0]} inside its own UTS namespace)")
+        return
+    check(proc.returncode == 0 and "split by host: 2 communicators of 2 ranks" in proc.stdout and
+          hosts == ["split-host-0"] * 2 + ["split-host-1"] * 2 and
+          all(r["nranks"] == 2 and r["wrong"] == 0 and len(r["rank_samples_seconds"]) == 4
+              for r in rs),
+          f"--split host over two hosts: exit {proc.returncode}, hosts {hosts}: "
+          f"{(proc.stdout + proc.stderr)[-800:]}")
 
 
 smi = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True) \
@@ -240,6 +277,15 @@ if pair_env is not None:
     check(all(r["nranks"] == 2 for r in records), "-g 2: records do not say 2 ranks")
     check(len({p["gpu"] for p in records[0]["context"]["placement"]}) == min(visible, 2)
           if records else False, f"-g 2: placement does not name {min(visible, 2)} GPU(s)")
+    # --split host, as health's stage 1 launches it: one host, so one communicator of both
+    # GPUs from the id its first process made; validated, and the header says so.
+    out = os.path.join(workdir, "split-g2.jsonl")
+    code, stdout, stderr = run(["-g", "2", "--split", "host", "--coll", "allreduce,alltoall",
+                                "-b", "8", "-e", "1M", "-f", "64", "--json", out], 300, pair_env)
+    rs = [json.loads(line) for line in open(out)] if os.path.exists(out) else []
+    check(code == 0 and "split by host: 1 communicators of 2 ranks" in stdout and rs and
+          all(r["nranks"] == 2 and r["wrong"] == 0 for r in rs),
+          f"-g 2 --split host: exit {code}, {len(rs)} records: {(stdout + stderr)[-800:]}")
     # Two processes over MPI, where this host has mpirun.
     if mpirun_found:
         def mpirun(colltune_args, limit_seconds=300):
@@ -298,6 +344,7 @@ if pair_env is not None:
         check(proc.returncode == 4 and
               "did not finish within 5000 ms (--timeout); communicator aborted" in proc.stderr,
               f"NCCL abort path: exit {proc.returncode}, {proc.stderr[-800:]}")
+        split_hosts(mpi_env)
         # A rank that never reaches its communicator's creation: the watchdog, armed around
         # NCCL's init, ends the job with 4 naming that step (no hang).
         proc = mpirun(["run", "--backend", "nccl", "--coll", "allreduce", "-b", "1K", "-e", "1K",
@@ -333,7 +380,7 @@ if pair_env is not None:
     else:
         print("validate_gpu: NOT CHECKED: mpirun -np 2 --backend nccl, skip agreement over "
               "processes, verify of an nccl-plugin file, the NCCL abort path, a rank missing at "
-              "init (no mpirun on this host)")
+              "init, --split host over two hosts (no mpirun on this host)")
 else:
     # One rank: every reduction is a copy and point-to-point cannot run. Say what was not checked.
     print(f"validate_gpu: NOT CHECKED ({pair_absent}): -g 2 (two ranks in one process), the tuner "

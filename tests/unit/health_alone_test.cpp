@@ -8,6 +8,7 @@
 #include <cmath>
 #include <random>
 
+#include "comm/mpi_world.hpp"
 #include "health/health_args.hpp"
 
 namespace colltune {
@@ -243,6 +244,21 @@ namespace {
 
 // Stage 3 by hand: 1 MB moved with bus factor 1.5 in 5 ms is 0.3 GB/s busbw, under half of the
 // 1 GB/s the slowest pair predicts: slow, except allreduce where its algorithm is not a ring.
+// The split by host both backends make (MPI_Comm_split's colour, NCCL's id per host): hosts in
+// order of first appearance, a rank's place among its host's, each host's first world rank.
+TEST(HealthAlone, HostGroupsFollowFirstAppearanceAndNameEachHostsFirstRank) {
+  const std::vector<std::string> hosts{"b", "a", "b", "c", "a", "b"};
+  const HostGroups of_rank2 = group_by_host(hosts, 2);
+  EXPECT_EQ(of_rank2.host, 0);  // "b" came first
+  EXPECT_EQ(of_rank2.rank_in_host, 1);
+  EXPECT_EQ(of_rank2.ranks_per_host, (std::vector<int>{3, 2, 1}));
+  EXPECT_EQ(of_rank2.first_rank_of_host, (std::vector<int>{0, 1, 3}));
+  const HostGroups of_rank4 = group_by_host(hosts, 4);
+  EXPECT_EQ(of_rank4.host, 1);
+  EXPECT_EQ(of_rank4.rank_in_host, 1);
+  EXPECT_EQ(group_by_host(hosts, 3).rank_in_host, 0);
+}
+
 TEST(HealthTogether, BelowHalfThePairIsSlowAndAllreduceOnlyWhereItIsARing) {
   std::vector<Record> launch;
   for (const char* coll : {"allreduce", "alltoall"}) {

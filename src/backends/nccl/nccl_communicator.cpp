@@ -41,7 +41,14 @@ NcclCommunicator::NcclCommunicator(MpiWorld& world, const BackendOptions& option
   const std::vector<int> ordinals = choose_devices(world, options, "--backend nccl");
   require_free_memory(world, ordinals, options.in_process_knobs.size());
   const int per_process = static_cast<int>(ordinals.size());
-  impl_->nranks = world.size() * per_process;
+  // --split host: every host's ranks make a communicator of their own, all measuring at once,
+  // each from an id its host's first process makes; without it, one communicator of all.
+  std::optional<HostGroups> groups;
+  if (options.split_by_host) groups = host_groups(world);
+  const int processes =
+      groups ? groups->ranks_per_host[static_cast<std::size_t>(groups->host)] : world.size();
+  const int process_index = groups ? groups->rank_in_host : world.rank();
+  impl_->nranks = processes * per_process;
   std::map<std::string, int> per_host;
   for (const std::string& host : world.all_gather(world.host())) per_host[host] += per_process;
   for (const auto& [host, gpus] : per_host)
@@ -49,7 +56,7 @@ NcclCommunicator::NcclCommunicator(MpiWorld& world, const BackendOptions& option
   for (int i = 0; i < per_process; ++i) {
     Gpu gpu;
     gpu.ordinal = ordinals[static_cast<std::size_t>(i)];
-    gpu.rank = world.rank() * per_process + i;
+    gpu.rank = process_index * per_process + i;
     COLLTUNE_CUDA_CHECK(cudaSetDevice(gpu.ordinal));
     COLLTUNE_CUDA_CHECK(cudaStreamCreateWithFlags(&gpu.stream, cudaStreamNonBlocking));
     COLLTUNE_CUDA_CHECK(
@@ -59,8 +66,23 @@ NcclCommunicator::NcclCommunicator(MpiWorld& world, const BackendOptions& option
   }
 
   ncclUniqueId id{};
-  if (world.rank() == 0) COLLTUNE_NCCL_CHECK(ncclGetUniqueId(&id));
-  world.broadcast_bytes(&id, sizeof(id));
+  if (groups) {
+    // One all-gather hands every host its id: no host waits on another's communicator.
+    std::string mine;
+    if (groups->rank_in_host == 0) {
+      COLLTUNE_NCCL_CHECK(ncclGetUniqueId(&id));
+      mine.assign(reinterpret_cast<const char*>(&id), sizeof(id));
+    }
+    const std::vector<std::string> ids = world.all_gather(mine);
+    const std::string& ours =
+        ids[static_cast<std::size_t>(groups->first_rank_of_host[static_cast<std::size_t>(groups->host)])];
+    std::copy(ours.begin(), ours.end(), reinterpret_cast<char*>(&id));
+    impl_->split = fmt::format("by host: {} communicators of {} ranks, measuring at once",
+                               groups->ranks_per_host.size(), impl_->nranks);
+  } else {
+    if (world.rank() == 0) COLLTUNE_NCCL_CHECK(ncclGetUniqueId(&id));
+    world.broadcast_bytes(&id, sizeof(id));
+  }
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
   if (options.nccl_blocking >= 0) config.blocking = options.nccl_blocking;
   if (options.cga_cluster_size >= 0) config.cgaClusterSize = options.cga_cluster_size;
@@ -180,6 +202,7 @@ std::map<std::string, std::string> NcclCommunicator::settings() const {
               {"memory", "device"},
               {"allocator", o.nccl_mem_alloc ? "ncclMemAlloc" : "cudaMalloc"}});
   if (auto plugin = tuner_plugin_seen()) out["tuner_plugin"] = *plugin;
+  if (!impl_->split.empty()) out["split"] = impl_->split;
   if (!config.from_environment.empty())
     out["nccl_config_from_environment"] =
         fmt::format("{}", fmt::join(config.from_environment, "; "));

@@ -105,6 +105,7 @@ struct NcclCommunicator::Impl {
   std::vector<Gpu> gpus;
   int nranks = 1;
   int gpus_per_node = 0;                    // the most ranks of the communicator on one host
+  std::string split;                        // --split host: what the communicators are
   std::set<DeviceBuffers*> live_buffers;    // allocated here and not yet freed
   std::vector<char*> probe_scratch;         // per GPU, for probe(); freed with the communicator
   std::shared_ptr<ReservedPools> reserved;  // null: each allocate() allocates its own

@@ -74,8 +74,8 @@ NcclCommunicator::NcclCommunicator(MpiWorld& world, const BackendOptions& option
       mine.assign(reinterpret_cast<const char*>(&id), sizeof(id));
     }
     const std::vector<std::string> ids = world.all_gather(mine);
-    const std::string& ours =
-        ids[static_cast<std::size_t>(groups->first_rank_of_host[static_cast<std::size_t>(groups->host)])];
+    const std::string& ours = ids[static_cast<std::size_t>(
+        groups->first_rank_of_host[static_cast<std::size_t>(groups->host)])];
     std::copy(ours.begin(), ours.end(), reinterpret_cast<char*>(&id));
     impl_->split = fmt::format("by host: {} communicators of {} ranks, measuring at once",
                                groups->ranks_per_host.size(), impl_->nranks);

@@ -545,6 +545,10 @@ MUTANTS = [
     ("src/comm/mpi_world.hpp", "      g.first_rank_of_host.push_back(static_cast<int>(r));",
      "      g.first_rank_of_host.push_back(0);", "HostGroups",
      "every host's NCCL communicator takes host 0's id: one communicator of all, not one a host"),
+    ("src/history/change_points.cpp",
+     "        if (std::abs(step) > bar && (step > 0) == (off[i] > 0)) flagged[i] = false;", "",
+     "ChangePoints", "a step's first run that overshoots the new level is set aside: the change "
+     "is dated a run late"),
 ]
 
 

@@ -36,16 +36,18 @@ double nearer_zero(double a, double b) {
   return std::abs(a) < std::abs(b) ? a : b;
 }
 
+// The median of the (up to) 2 runs before run i, and of the 2 after it; i must have one there.
+double level_before(const std::vector<double>& x, std::size_t i) {
+  return median_of({x.begin() + (i >= 2 ? i - 2 : 0), x.begin() + i});
+}
+double level_after(const std::vector<double>& x, std::size_t i) {
+  return median_of({x.begin() + i + 1, x.begin() + std::min(x.size(), i + 3)});
+}
+
 Offsets offsets(const std::vector<double>& x, std::size_t i) {
   Offsets o;
-  if (i >= 1) {
-    const double two = median_of({x.begin() + (i >= 2 ? i - 2 : 0), x.begin() + i});
-    o.before = nearer_zero(x[i] - x[i - 1], x[i] - two);
-  }
-  if (i + 1 < x.size()) {
-    const double two = median_of({x.begin() + i + 1, x.begin() + std::min(x.size(), i + 3)});
-    o.after = nearer_zero(x[i] - x[i + 1], x[i] - two);
-  }
+  if (i >= 1) o.before = nearer_zero(x[i] - x[i - 1], x[i] - level_before(x, i));
+  if (i + 1 < x.size()) o.after = nearer_zero(x[i] - x[i + 1], x[i] - level_after(x, i));
   return o;
 }
 
@@ -191,6 +193,13 @@ Segmentation segment_series(const std::vector<double>& x, const ChangePointOptio
       // A newest run alone faster is left in: it cannot make a change by itself, and where it
       // is back at a level the series held before a slow stretch, it ends a spell.
       flagged[i] = std::abs(off[i]) > bar && (d.after || off[i] > 0);
+      // A run at a step that overshoots the new level (the first TCP night, slower still than
+      // the ones after it) is the step's first run, not a lone outlier: set aside, it would date
+      // the change a run late.
+      if (flagged[i] && d.before && d.after) {
+        const double step = level_after(x, i) - level_before(x, i);
+        if (std::abs(step) > bar && (step > 0) == (off[i] > 0)) flagged[i] = false;
+      }
     }
   }
   std::vector<double> y;

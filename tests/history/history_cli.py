@@ -62,7 +62,8 @@ check(len(hist["series"]) == 6, f"expected 6 series (3 sizes x 2 buffers), got {
 for s in hist["series"]:
     at_tcp = [c for c in s["changes"] if c["notable"] and c["run"] == 5 and c["ratio"] > 2]
     check(len(at_tcp) == 1, f"series {s['bytes']} B: changes {s['changes']}, expected one at run "
-          "index 5 (night 6) more than 2x slower")
+          "index 5 (night 6) more than 2x slower; nights (us): "
+          f"{[round(v['seconds'] * 1e6, 2) for v in s['values']]}")
     check(s["gate"] == "slower", f"series {s['bytes']} B gate {s['gate']}")
     # The spread between runs is cut at the TCP change (its cause, the btl knob, is recorded)
     # and nowhere else: pooled sd of the logged run values on nights 1-5 and 6-8.

@@ -187,6 +187,24 @@ TEST(ChangePoints, ALoneOutlierIsAnOutlierNotAChange) {
   EXPECT_GT(s.outliers[0].z, 5);
 }
 
+// A run at a step that overshoots the new level is its first run: nights of Open MPI's TCP
+// fallback as history_cli measured them (us), the first 31% slower than the two after it, 5
+// robust sds off them. A lone outlier right before a step the other way stays one.
+TEST(ChangePoints, AStepsFirstRunOvershootingTheNewLevelDatesTheStep) {
+  std::vector<double> x;
+  for (const double us : {0.40, 0.38, 0.38, 0.40, 0.40, 6.74, 5.14, 5.02})
+    x.push_back(std::log(us));
+  Segmentation s = segment_series(x, {});
+  EXPECT_TRUE(s.outliers.empty());
+  ASSERT_EQ(s.changes.size(), 1u);
+  EXPECT_EQ(s.changes[0].first_run, 5u);
+  EXPECT_EQ(s.between_run_df, 6u);  // cut at the step: 4 + 2
+  x[5] = std::log(0.10);            // faster than both sides, the step going up: an outlier
+  s = segment_series(x, {});
+  ASSERT_EQ(s.outliers.size(), 1u);
+  EXPECT_EQ(s.outliers[0].run, 5u);
+}
+
 // One slow run at the end cannot tell a change from an outlier; two can.
 TEST(ChangePoints, AStepAtTheLastRun) {
   auto x = noise(12, 0.02, 9);
